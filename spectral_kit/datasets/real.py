@@ -1,0 +1,344 @@
+"""Loaders for the public data sets the papers use, fetched once and checked by sha256.
+
+Where a file comes from, in order:
+
+1. a local copy under ``$SPECTRAL_KIT_DATA/<folder>/<file>`` (a directory laid out like the
+   table below, e.g. an offline mirror for a classroom or CI);
+2. the download cache ``$SPECTRAL_KIT_CACHE`` (default ``~/.cache/spectral_kit``);
+3. a download from the UCI repository (or the data set's home page), falling back to a
+   byte-identical mirror.
+
+Every file is checked against its published sha256 before it is parsed, so all three routes
+give exactly the same bytes. Nothing is downloaded at import time.
+
+Data sets (samples × features): ionosphere 351 × 34, sonar 208 × 60, segmentation
+2310 × 19, spambase 4601 × 57, colon 62 × 2000, ecoli 336 × 7, dermatology 366 × 34.
+UCI data are CC BY 4.0; cite the UCI repository and the donors (see each loader).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "DATA_FILES",
+    "RealData",
+    "data_home",
+    "fetch_file",
+    "load_colon",
+    "load_dataset",
+    "load_dermatology",
+    "load_ecoli",
+    "load_ionosphere",
+    "load_segmentation",
+    "load_sonar",
+    "load_spambase",
+]
+
+_UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
+_RAW = "https://raw.githubusercontent.com"
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """One file of a data set: where it lives locally and online, and its sha256."""
+
+    folder: str
+    name: str
+    sha256: str
+    urls: tuple[str, ...]
+
+
+DATA_FILES: dict[str, tuple[DataFile, ...]] = {
+    "ionosphere": (
+        DataFile(
+            "ionosphere", "ionosphere.data",
+            "46d52186b84e20be52918adb93e8fb9926b34795ff7504c24350ae0616a04bbd",
+            (
+                f"{_UCI}/ionosphere/ionosphere.data",
+                f"{_RAW}/NicolasCendron/NeuralNetworksPy/"
+                "037a7fa55f54b2a5604d01e1738859c61e486263/ionosphere.data",
+            ),
+        ),
+    ),
+    "sonar": (
+        DataFile(
+            "sonar", "sonar.all-data",
+            "e90434cdbf00fcf93ffa911fe447ae25606979658e60f1d32e155c3b5240234d",
+            (
+                f"{_UCI}/undocumented/connectionist-bench/sonar/sonar.all-data",
+                f"{_RAW}/menelaos-demetriou/sonar_prediction/"
+                "a6850bd67d5cfce378d9b05811153d0b66b424d8/data/sonar.all-data",
+            ),
+        ),
+    ),
+    "segmentation": tuple(
+        DataFile(
+            "segment", name, sha,
+            (
+                f"{_UCI}/image/{name}",
+                f"{_RAW}/Ivesf1m/kcm_f_gh/78f933e55d2abf86da8fbb541e6d9115bcecea16/{name}",
+            ),
+        )
+        for name, sha in (
+            ("segmentation.data",
+             "ed5b5aee8081bbe875357149f73f50d7085e22cc0897f5b52eb7b52fea969a5b"),
+            ("segmentation.test",
+             "2e9e966479d54c6aaec309059376dd9c89c1b46bf3a23aceeefb36d20d93a189"),
+        )
+    ),
+    "spambase": (
+        DataFile(
+            "spambase", "spambase.data",
+            "b1ef93de71f97714d3d7d4f58fc9f718da7bbc8ac8a150eff2778616a8097b12",
+            (
+                f"{_UCI}/spambase/spambase.data",
+                f"{_RAW}/obaidM/NaturalLanguageProcessing/"
+                "c3bf7dfe8e0d76a25befdc4deee3a70919aeba49/spambase.data",
+            ),
+        ),
+    ),
+    "colon": tuple(
+        DataFile(
+            "colon", name, sha,
+            (f"{_RAW}/lata1207/DMD_Clustering/7d5dd7e591a3751b36230db3fb471634144de277/{name}",),
+        )
+        for name, sha in (
+            ("I2000.txt", "92a03c4b9c0e42acd1cdc0ccc10203529806364bf8fb5a769e04e03c5777c8fd"),
+            ("tissue.txt", "716355bf5860d959c08755e2656700bf5a5e9c2674ac18287df72a5893f00086"),
+        )
+    ),
+    "ecoli": (
+        DataFile(
+            "ecoli", "ecoli.data",
+            "008bd8fbb1d8b34040c3c8c4e987cac2a7ebf116e008b140cc6441be5261ba1d",
+            (
+                f"{_UCI}/ecoli/ecoli.data",
+                f"{_RAW}/jbrownlee/Datasets/f0bef02fdcc60eafa1f2512fe84cc0e4ed420822/ecoli.data",
+            ),
+        ),
+    ),
+    "dermatology": (
+        DataFile(
+            "dermatology", "dermatology.data",
+            "455eba77f72cd087ce54a5a266c514c5f34e85000c8689ad09e796d68ad45742",
+            (
+                f"{_UCI}/dermatology/dermatology.data",
+                f"{_RAW}/SeeNoBee/Machine-Learning/"
+                "7233b07c0b0a103449f3f72c93ef6abeaf78f0f8/dermatology.data",
+            ),
+        ),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class RealData:
+    """A labelled real data set, samples × features (scikit-learn's orientation).
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+    feature_names, target_names : tuple of str
+    name : str
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: tuple[str, ...]
+    target_names: tuple[str, ...]
+    name: str
+
+    @property
+    def M(self) -> np.ndarray:
+        """Features as rows (n_features × n_samples), the papers' orientation."""
+        return self.X.T
+
+
+def data_home() -> Path:
+    """The download cache: ``$SPECTRAL_KIT_CACHE`` or ``~/.cache/spectral_kit``."""
+    return Path(os.environ.get("SPECTRAL_KIT_CACHE", Path.home() / ".cache" / "spectral_kit"))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def fetch_file(spec: DataFile, *, download: bool = True) -> Path:
+    """Path to a verified copy of ``spec``: local mirror, cache, or a fresh download.
+
+    Raises
+    ------
+    OSError
+        If no copy with the right sha256 can be found or downloaded.
+    """
+    local_root = os.environ.get("SPECTRAL_KIT_DATA")
+    if local_root:
+        local = Path(local_root) / spec.folder / spec.name
+        if local.is_file():
+            if _sha256(local) != spec.sha256:
+                raise OSError(
+                    f"{local} does not match the published sha256 of {spec.name}; "
+                    "the copy under SPECTRAL_KIT_DATA is corrupted or a different version."
+                )
+            return local
+    cached = data_home() / spec.folder / spec.name
+    if cached.is_file() and _sha256(cached) == spec.sha256:
+        return cached
+    if not download:
+        raise OSError(f"{spec.name} is not available locally and download=False.")
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    errors = []
+    for url in spec.urls:
+        try:
+            with (
+                tempfile.NamedTemporaryFile(dir=cached.parent, delete=False) as tmp,
+                urllib.request.urlopen(url, timeout=60) as response,
+            ):
+                shutil.copyfileobj(response, tmp)
+            if _sha256(Path(tmp.name)) != spec.sha256:
+                errors.append(f"{url}: sha256 mismatch")
+                os.unlink(tmp.name)
+                continue
+            os.replace(tmp.name, cached)
+            return cached
+        except OSError as exc:  # network errors are OSError subclasses
+            errors.append(f"{url}: {exc}")
+    raise OSError(
+        f"could not obtain {spec.name} ({'; '.join(errors)}). Set SPECTRAL_KIT_DATA to a "
+        f"directory holding {spec.folder}/{spec.name}, or connect to the internet."
+    )
+
+
+def _paths(name: str, download: bool) -> list[Path]:
+    return [fetch_file(spec, download=download) for spec in DATA_FILES[name]]
+
+
+def _labels(raw: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+    names, y = np.unique(raw, return_inverse=True)
+    return y.astype(np.int64), tuple(str(n) for n in names)
+
+
+def _csv_with_label(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    rows = [line.strip().split(",") for line in path.read_text().splitlines() if line.strip()]
+    X = np.array([r[:-1] for r in rows], dtype=np.float64)
+    return X, np.array([r[-1] for r in rows])
+
+
+def load_ionosphere(*, download: bool = True) -> RealData:
+    """Ionosphere radar returns, 351 × 34, classes b(ad)/g(ood) (Sigillito et al., 1989)."""
+    (path,) = _paths("ionosphere", download)
+    X, raw = _csv_with_label(path)
+    y, names = _labels(raw)
+    return RealData(X, y, tuple(f"a{i + 1:02d}" for i in range(34)), names, "ionosphere")
+
+
+def load_sonar(*, download: bool = True) -> RealData:
+    """Sonar mines vs rocks, 208 × 60, classes M/R (Gorman & Sejnowski, 1988)."""
+    (path,) = _paths("sonar", download)
+    X, raw = _csv_with_label(path)
+    y, names = _labels(raw)
+    return RealData(X, y, tuple(f"band{i + 1:02d}" for i in range(60)), names, "sonar")
+
+
+def load_segmentation(*, download: bool = True) -> RealData:
+    """UCI image segmentation, training + test files = 2310 × 19, seven classes."""
+    X_parts, raw_parts, header = [], [], ()
+    for path in _paths("segmentation", download):
+        for line in path.read_text().splitlines():
+            line = line.strip()
+            if not line or line.startswith(";"):
+                continue
+            if line.startswith("REGION-CENTROID-COL"):
+                header = tuple(line.split(","))
+                continue
+            label, *values = line.split(",")
+            raw_parts.append(label)
+            X_parts.append(values)
+    y, names = _labels(np.array(raw_parts))
+    return RealData(np.array(X_parts, dtype=np.float64), y, header, names, "segmentation")
+
+
+def load_spambase(*, download: bool = True) -> RealData:
+    """Spambase e-mail features, 4601 × 57, 1 = spam (Hopkins et al., HP Labs, 1999)."""
+    (path,) = _paths("spambase", download)
+    X, raw = _csv_with_label(path)
+    y = raw.astype(np.float64).astype(np.int64)
+    return RealData(X, y, tuple(f"f{i + 1:02d}" for i in range(57)), ("non-spam", "spam"),
+                    "spambase")
+
+
+def load_colon(*, download: bool = True) -> RealData:
+    """Alon et al. (1999) colon cancer: 62 tissues × 2000 genes; y = 1 for tumour.
+
+    ``tissue.txt`` gives a negative sign to tumour tissues and a positive one to normal.
+    """
+    expr_path, tissue_path = _paths("colon", download)
+    X = np.array(expr_path.read_bytes().split(), dtype=np.float64).reshape(2000, 62).T
+    signs = np.array(tissue_path.read_bytes().split(), dtype=np.int64)
+    y = (signs < 0).astype(np.int64)
+    return RealData(X, y, tuple(f"gene{i + 1:04d}" for i in range(2000)), ("normal", "tumour"),
+                    "colon")
+
+
+def load_ecoli(*, download: bool = True) -> RealData:
+    """Ecoli protein localisation sites, 336 × 7, eight classes (Horton & Nakai, 1996)."""
+    (path,) = _paths("ecoli", download)
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    X = np.array([r[1:8] for r in rows], dtype=np.float64)
+    y, names = _labels(np.array([r[8] for r in rows]))
+    return RealData(X, y, ("mcg", "gvh", "lip", "chg", "aac", "alm1", "alm2"), names, "ecoli")
+
+
+def load_dermatology(*, impute_age: bool = True, download: bool = True) -> RealData:
+    """Dermatology, 366 × 34, six diseases (Güvenir et al., 1998).
+
+    Eight patients have no recorded age (``?``); with ``impute_age`` the median age is used,
+    otherwise those rows are dropped.
+    """
+    (path,) = _paths("dermatology", download)
+    rows = [line.strip().split(",") for line in path.read_text().splitlines() if line.strip()]
+    age = np.array([np.nan if r[33] == "?" else float(r[33]) for r in rows])
+    X = np.array([[float(v) for v in r[:33]] for r in rows])
+    y = np.array([int(r[34]) for r in rows]) - 1
+    if impute_age:
+        age = np.where(np.isnan(age), np.nanmedian(age), age)
+        keep = np.ones(len(rows), dtype=bool)
+    else:
+        keep = ~np.isnan(age)
+    X = np.column_stack([X, age])[keep]
+    names = ("psoriasis", "seborrheic dermatitis", "lichen planus", "pityriasis rosea",
+             "chronic dermatitis", "pityriasis rubra pilaris")
+    return RealData(X, y[keep], (*tuple(f"a{i + 1:02d}" for i in range(33)), "age"), names,
+                    "dermatology")
+
+
+_LOADERS = {
+    "ionosphere": load_ionosphere,
+    "sonar": load_sonar,
+    "segmentation": load_segmentation,
+    "spambase": load_spambase,
+    "colon": load_colon,
+    "ecoli": load_ecoli,
+    "dermatology": load_dermatology,
+}
+
+
+def load_dataset(name: str, **kwargs: object) -> RealData:
+    """Load a data set by name (one of :data:`DATA_FILES`)."""
+    if name not in _LOADERS:
+        raise ValueError(f"name must be one of {', '.join(sorted(_LOADERS))}; got {name!r}.")
+    return _LOADERS[name](**kwargs)

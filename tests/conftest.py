@@ -1,0 +1,57 @@
+"""Shared fixtures: a headless matplotlib, hypothesis profiles and the real-data switch."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+try:
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile(
+        "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    )
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+except ImportError:  # pragma: no cover - hypothesis is a test dependency
+    pass
+
+
+def _local_data_dir() -> Path | None:
+    configured = os.environ.get("SPECTRAL_KIT_DATA")
+    if configured:
+        return Path(configured)
+    return None
+
+
+@pytest.fixture(scope="session")
+def real_data():
+    """Load a real data set by name, or skip with the reason when no copy is reachable.
+
+    The kit downloads data on first use; offline machines (and CI) point
+    ``SPECTRAL_KIT_DATA`` at a directory of verified copies instead.
+    """
+    from spectral_kit.datasets import load_dataset
+
+    def load(name: str, **kwargs):
+        try:
+            return load_dataset(name, **kwargs)
+        except OSError as exc:
+            where = _local_data_dir()
+            pytest.skip(
+                f"data set {name!r} unavailable (SPECTRAL_KIT_DATA={where}, no network): {exc}"
+            )
+
+    return load
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
