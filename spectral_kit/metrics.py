@@ -1,0 +1,62 @@
+"""Scores the papers use to judge a weighting or a clustering."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from .validation import check_array, check_labels
+
+__all__ = ["clustering_accuracy", "selection_counts", "sparsity_gap"]
+
+
+def sparsity_gap(alpha: object, relevant: object) -> float:
+    """Mean weight of the relevant features ÷ mean weight of the others.
+
+    The "sparsity gap" of Wolf & Shashua (2005, Sec. 6, Fig. 3b): large when α concentrates
+    on the relevant features.
+
+    Parameters
+    ----------
+    alpha : array-like of shape (n_features,)
+    relevant : array-like of bool, shape (n_features,)
+        Mask of the truly relevant features; needs at least one of each kind.
+    """
+    a = check_array(alpha, "alpha", ndim=1)
+    mask = np.asarray(relevant, dtype=bool)
+    if mask.shape != a.shape:
+        raise ValueError(
+            f"relevant must be a boolean mask of shape {a.shape}; got shape {mask.shape}."
+        )
+    if mask.all() or not mask.any():
+        raise ValueError("relevant must mark at least one relevant and one irrelevant feature.")
+    irrelevant = float(a[~mask].mean())
+    if irrelevant == 0.0:
+        return float("inf")
+    return float(a[mask].mean()) / irrelevant
+
+
+def clustering_accuracy(y_true: object, y_pred: object) -> float:
+    """Fraction of samples whose cluster maps to their class under the best one-to-one
+    matching of clusters to classes (Hungarian algorithm).
+
+    This is the "percent of samples with labels matching the correct labeling (the maximum
+    over the flips of the class labels)" of Wolf & Shashua (2005, Sec. 6), for any number
+    of clusters; clusters left without a class count as errors.
+    """
+    t = np.asarray(y_true)
+    p = check_labels(y_pred, t.shape[0], "y_pred", min_classes=1)
+    _, t_idx = np.unique(t, return_inverse=True)
+    _, p_idx = np.unique(p, return_inverse=True)
+    table = np.zeros((p_idx.max() + 1, t_idx.max() + 1), dtype=np.int64)
+    np.add.at(table, (p_idx, t_idx), 1)
+    rows, cols = linear_sum_assignment(-table)
+    return float(table[rows, cols].sum()) / t.shape[0]
+
+
+def selection_counts(selected: object, relevant: object) -> tuple[int, int]:
+    """How many selected features are relevant and how many are not."""
+    mask = np.asarray(relevant, dtype=bool)
+    idx = np.asarray(selected, dtype=np.intp)
+    hits = int(mask[idx].sum())
+    return hits, int(idx.size - hits)
