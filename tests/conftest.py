@@ -7,8 +7,13 @@ from pathlib import Path
 
 import matplotlib
 import pytest
+from threadpoolctl import threadpool_limits
 
 matplotlib.use("Agg")
+
+# Tests solve many small eigenproblems; with several test processes on few cores, BLAS
+# threads fight over the cores and a 100 × 100 eigh slows down a hundredfold.
+_BLAS_LIMIT = threadpool_limits(limits=int(os.environ.get("SPECTRAL_KIT_TEST_THREADS", "1")))
 
 try:
     from hypothesis import HealthCheck, settings

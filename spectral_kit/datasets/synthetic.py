@@ -46,19 +46,18 @@ def permute_columns(Z: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def make_weston_linear(
-    n_samples: int = 100, *, noise_std: float = 20.0, random_state: object = None
+    n_samples: int = 100, *, noise_var: float = 20.0, random_state: object = None
 ) -> SyntheticData:
     """Weston et al.'s linear problem: 6 relevant features of 202 (Sec. 6, "Synthetic data").
 
     y ∈ {−1, 1} with equal probability. With probability 0.7, ``x_i = y·N(i, 1)`` for
     i = 1..3 and ``x_i = N(0, 1)`` for i = 4..6; otherwise ``x_i = N(0, 1)`` for i = 1..3 and
-    ``x_i = y·N(i − 3, 1)`` for i = 4..6. The other 196 features are ``N(0, 20)``; following
-    common reimplementations of Weston et al. (2001) we read 20 as the standard deviation
-    (Q-α normalises every feature, so the choice only affects classifiers trained on
-    unselected noise).
+    ``x_i = y·N(i − 3, 1)`` for i = 4..6. The other 196 features are ``N(0, 20)``, read in the
+    usual N(μ, σ²) notation as variance 20 (Q-α normalises every feature, so the choice only
+    affects classifiers trained on selected noise features).
     """
     n_samples = check_int(n_samples, "n_samples", low=2)
-    noise_std = check_finite_scalar(noise_std, "noise_std", low=0.0, low_inclusive=False)
+    noise_std = np.sqrt(check_finite_scalar(noise_var, "noise_var", low=0.0, low_inclusive=False))
     rng = as_generator(random_state)
     y = rng.choice(np.array([-1, 1]), size=n_samples)
     first = rng.random(n_samples) < 0.7
@@ -76,16 +75,17 @@ def make_weston_linear(
 
 
 def make_weston_nonlinear(
-    n_samples: int = 100, *, noise_std: float = 20.0, random_state: object = None
+    n_samples: int = 100, *, noise_var: float = 20.0, random_state: object = None
 ) -> SyntheticData:
     """Weston et al.'s non-linear problem: 2 relevant features of 52.
 
     The Q-α paper refers to Weston et al. (2001) for its definition, which we follow:
     y ∈ {−1, 1} with equal probability; for y = −1, (x₁, x₂) is drawn from N((−3/4, −3), I)
     or N((3/4, 3), I) with equal probability; for y = 1 from N((3, −3), I) or N((−3, 3), I).
-    The other 50 features are ``N(0, 20)`` noise (20 read as the standard deviation).
+    The other 50 features are ``N(0, 20)`` noise (variance 20).
     """
     n_samples = check_int(n_samples, "n_samples", low=2)
+    noise_std = np.sqrt(check_finite_scalar(noise_var, "noise_var", low=0.0, low_inclusive=False))
     rng = as_generator(random_state)
     y = rng.choice(np.array([-1, 1]), size=n_samples)
     which = rng.random(n_samples) < 0.5
@@ -168,9 +168,12 @@ def make_ben_dor(
     ``a`` samples of class A and ``b`` of class B, each with ``m`` features. A fraction ``e``
     of the features is irrelevant, drawn from N(0, s); each of the other (1 − e)·m features
     has class means μ_A, μ_B drawn uniformly from [−1.5d, 1.5d] and values drawn from
-    N(μ_A, |μ_A|·s) or N(μ_B, |μ_B|·s) by class. The second parameter of N is read as a
-    standard deviation. The defaults are the values fitted to the leukemia data
-    (m = 600, a = 25, b = 47, e = 0.72, d = 555, s = 0.75). Labels: 0 for A, 1 for B.
+    N(μ_A, |μ_A|·s) or N(μ_B, |μ_B|·s) by class. As in the usual N(μ, σ²) notation the
+    second parameter is a variance: the spread grows like √s, which is what lets a method stay
+    "robust to s" up to s > 1000 (with s a standard deviation, s = 1000 would bury class
+    differences of order d under noise 1000·d, and no method could find them). The defaults
+    are the values fitted to the leukemia data (m = 600, a = 25, b = 47, e = 0.72, d = 555,
+    s = 0.75). Labels: 0 for A, 1 for B.
     """
     m = check_int(m, "m", low=1)
     a = check_int(a, "a", low=1)
@@ -184,8 +187,8 @@ def make_ben_dor(
     y = np.r_[np.zeros(a, dtype=int), np.ones(b, dtype=int)]
     mu = rng.uniform(-1.5 * d, 1.5 * d, size=(2, n_relevant))
     means = mu[y]
-    rel = means + np.abs(means) * s * rng.standard_normal((a + b, n_relevant))
-    irr = rng.normal(0.0, s, size=(a + b, n_irrelevant))
+    rel = means + np.sqrt(np.abs(means) * s) * rng.standard_normal((a + b, n_relevant))
+    irr = rng.normal(0.0, np.sqrt(s), size=(a + b, n_irrelevant))
     X = np.hstack([rel, irr])
     relevant = np.r_[np.ones(n_relevant, dtype=bool), np.zeros(n_irrelevant, dtype=bool)]
     return SyntheticData(X, y, relevant)

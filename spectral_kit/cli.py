@@ -1,0 +1,115 @@
+"""The ``spectral-kit`` command: open the kit, run benchmarks, reproduce the papers."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+__all__ = ["main", "notebooks_dir"]
+
+
+def notebooks_dir(target: Path | None = None) -> Path:
+    """Where the kit's notebooks are.
+
+    In a source checkout (editable install) this is the repository's ``notebooks/``. From a
+    wheel the notebooks ship inside the package; they are copied once to ``target`` (default
+    ``./spectral_kit_notebooks``) so that students edit copies, never the installed files.
+    """
+    checkout = Path(__file__).resolve().parent.parent / "notebooks"
+    if checkout.is_dir():
+        return checkout
+    packaged = Path(__file__).resolve().parent / "_notebooks"
+    if not packaged.is_dir():
+        raise FileNotFoundError("the kit's notebooks are not installed with this package")
+    target = target or Path.cwd() / "spectral_kit_notebooks"
+    if not target.exists():
+        shutil.copytree(packaged, target)
+    return target
+
+
+def _lab(args: argparse.Namespace) -> int:
+    root = notebooks_dir(Path(args.dir) if args.dir else None)
+    cmd = [sys.executable, "-m", "jupyterlab", f"--notebook-dir={root}"]
+    start = root / args.open if args.open else None
+    if start is not None and start.exists():
+        cmd.append(str(start))
+    if args.no_browser:
+        cmd.append("--no-browser")
+    cmd.extend(args.extra)
+    print("Opening JupyterLab on", root, flush=True)
+    return subprocess.call(cmd)
+
+
+def _headless() -> None:
+    # Benchmarks and reports draw figures to files; they must not need a display.
+    os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def _bench(args: argparse.Namespace) -> int:
+    _headless()
+    from .bench import BENCHMARKS, format_table
+
+    names = args.names or list(BENCHMARKS)
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        print(f"unknown benchmark(s): {', '.join(unknown)}; available: "
+              f"{', '.join(BENCHMARKS)}", file=sys.stderr)
+        return 2
+    results = []
+    for name in names:
+        print(f"running {name}{' (quick)' if args.quick else ''} ...", flush=True)
+        rows = BENCHMARKS[name](args.quick)
+        print(format_table(rows), flush=True)
+        results.extend(rows)
+    if len(names) > 1:
+        print("\nAll benchmarks\n" + format_table(results))
+    return 0
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    _headless()
+    from .reproduce.report import write_report
+
+    write_report(Path(args.out), quick=args.quick, keys=args.only or None)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="spectral-kit",
+        description="Spectral feature selection: notebooks, benchmarks and reproductions.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    lab = sub.add_parser("lab", help="open JupyterLab on the kit's notebooks")
+    lab.add_argument("--dir", help="where to copy the notebooks when installed from a wheel")
+    lab.add_argument("--open", default="00_tour.ipynb", help="notebook to open first")
+    lab.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    lab.add_argument("extra", nargs=argparse.REMAINDER, help="further JupyterLab options")
+    lab.set_defaults(func=_lab)
+
+    bench = sub.add_parser("bench", help="run benchmarks (ratios against in-process baselines)")
+    bench.add_argument("names", nargs="*", help="benchmarks to run (default: all)")
+    bench.add_argument("--quick", action="store_true", help="smaller sizes, a minute or two")
+    bench.set_defaults(func=_bench)
+
+    rep = sub.add_parser("reproduce", help="reproduce the papers' figures and tables")
+    rep.add_argument("--out", default="report", help="output directory")
+    rep.add_argument("--quick", action="store_true", help="reduced repetitions, a few minutes")
+    rep.add_argument("--only", nargs="*", help="registry keys (or prefixes) to run")
+    rep.set_defaults(func=_reproduce)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``spectral-kit`` console script."""
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
