@@ -117,8 +117,8 @@ class LaplacianModel(StandardModel):
     ``L_α = A_α − D_α + (Σα_i) d I`` with ``D_α = diag(A_α 1)``. The scalar d is computed
     from the current α as ``d = max|D_α| / Σα_i`` (Def. 5, step 3) so that ``(Σα) d``
     dominates the degrees, as Sec. 2.2 requires of d_max. With row-centred data every
-    degree is zero (``m_iᵀ1 = 0``) and L_α is A_α shifted by a multiple of I, which is
-    why :func:`~spectral_kit.q_alpha` does not centre rows for this spectrum.
+    degree is zero (``m_iᵀ1 = 0``), d = 0 and L_α = A_α: the Laplacian differs from the
+    standard spectrum only on uncentred rows.
     """
 
     def __init__(self, M: np.ndarray):

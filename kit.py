@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Set up spectral_kit in a local virtual environment and open it or test it.
+
+    python3 kit.py lab     # open JupyterLab on the notebooks (the kit's main job)
+    python3 kit.py test    # ruff, then every test: library, notebooks (nbval), browser
+
+Needs only Python ≥ 3.10 with venv. The environment lives in ``.venv`` next to this file and
+is reused; it is rebuilt when ``pyproject.toml`` or ``binder/requirements.txt`` change.
+Versions are pinned by ``binder/requirements.txt``, the same pins Binder uses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = Path(os.environ.get("SPECTRAL_KIT_VENV", ROOT / ".venv"))
+PINS = ROOT / "binder" / "requirements.txt"
+TEST_PINS = ROOT / ".ci" / "test-constraints.txt"
+STAMP = VENV / ".kit-installed"
+
+
+def _python() -> Path:
+    return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def _fingerprint() -> str:
+    digest = hashlib.sha256()
+    for path in (ROOT / "pyproject.toml", PINS, TEST_PINS):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _run(cmd: list[str], **kwargs) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], check=True, **kwargs)
+
+
+def ensure_environment() -> Path:
+    """Create or refresh ``.venv`` with the kit and its test tools at the pinned versions."""
+    if sys.version_info < (3, 10):
+        sys.exit(f"spectral_kit needs Python ≥ 3.10; this is {sys.version.split()[0]}.")
+    if STAMP.exists() and STAMP.read_text() == _fingerprint():
+        return _python()
+    if not _python().exists():
+        print(f"Creating a virtual environment in {VENV} ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    python = _python()
+    _run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
+    # binder/requirements.txt pins every direct dependency and installs the kit itself ("."):
+    # use its pins, and those of the test tools, as constraints for an editable install.
+    pins = [line for path in (PINS, TEST_PINS) for line in path.read_text().splitlines()
+            if line.strip() and not line.startswith(("#", ".", "-e"))]
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
+        fh.write("\n".join(pins) + "\n")
+        constraints = fh.name
+    try:
+        _run([python, "-m", "pip", "install", "--quiet", "-c", constraints, "-e",
+              f"{ROOT}[test]"])
+    finally:
+        os.unlink(constraints)
+    STAMP.write_text(_fingerprint())
+    return python
+
+
+def lab(extra: list[str]) -> int:
+    python = ensure_environment()
+    return subprocess.call([str(python), "-m", "spectral_kit.cli", "lab", *extra])
+
+
+def test(extra: list[str]) -> int:
+    python = ensure_environment()
+    env = dict(os.environ)
+    # Many small eigenproblems in parallel test processes: one BLAS thread each.
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env.setdefault("MPLBACKEND", "Agg")
+    bindir = python.parent
+    _run([bindir / "ruff", "check", ROOT], cwd=ROOT)
+    cmd = [python, "-m", "pytest", "--nbval-lax", "-n", "auto", "--dist", "loadscope",
+           "--nbval-sanitize-with", ROOT / "notebooks" / "sanitize.cfg", *extra]
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=env)
+
+
+def main(argv: list[str]) -> int:
+    commands = {"lab": lab, "test": test}
+    if not argv or argv[0] not in commands:
+        print(__doc__.strip())
+        return 2
+    return commands[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
