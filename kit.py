@@ -44,7 +44,7 @@ def _run(cmd: list[str], **kwargs) -> None:
 
 def ensure_environment() -> Path:
     """Create or refresh ``.venv`` with the kit and its test tools at the pinned versions."""
-    if sys.version_info < (3, 10):
+    if sys.version_info < (3, 10):  # noqa: UP036 - kit.py may run under an older python3
         sys.exit(f"spectral_kit needs Python ≥ 3.10; this is {sys.version.split()[0]}.")
     if STAMP.exists() and STAMP.read_text() == _fingerprint():
         return _python()

@@ -184,10 +184,7 @@ def q_alpha(
             "spectrum='standard' or criterion='top'."
         )
     rng = as_generator(random_state)
-    if preprocess:
-        Mp = preprocess_rows(M)
-    else:
-        Mp = preprocess_rows(M, center=False, normalize=False)
+    Mp = preprocess_rows(M) if preprocess else preprocess_rows(M, center=False, normalize=False)
     k = check_k(k, Mp.shape[1])
     if method == "auto":
         method = "basic" if Mp.shape[1] <= BASIC_MAX_SAMPLES else "power"
