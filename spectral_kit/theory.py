@@ -1,20 +1,45 @@
 """Random-matrix facts behind the papers' claims, as functions a student can check.
 
-Wishart moments and top eigenvalue (Wolf & Shashua 2005, Sec. 4.2; Wolf & Bileschi 2005,
-Sec. 2). More of the theory (positivity of the leading eigenvector, Props. 7–9, Lemma 13) is
-added alongside.
+* Positivity (Wolf & Shashua 2005, Sec. 4.1): the probability that the leading eigenvector of a
+  symmetric matrix with i.i.d. N(μ, σ²) entries is same-sign (Theorem 10, Fig. 2a);
+  the bias of f = (aᵀb)(aᵀc)(bᵀc) that makes G's entries positive on average (Props. 7–9).
+* Sparsity (Sec. 4.2): Lemma 13's bound on the summed weight of the irrelevant features, and
+  the Wishart moments that say how it grows.
+* Detectability (Wolf & Bileschi 2005, Sec. 2): the mean top eigenvalue of a Wishart matrix.
 """
 
 from __future__ import annotations
 
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
 from math import comb
 
 import numpy as np
+import scipy.linalg
+from scipy.stats import norm
 
-from .validation import check_finite_scalar, check_int
+from .preprocess import preprocess_rows
+from .validation import (
+    as_generator,
+    check_array,
+    check_finite_scalar,
+    check_int,
+    check_probability,
+)
 
 __all__ = [
+    "MonteCarloEstimate",
+    "PositivityResult",
+    "PositivitySampler",
+    "SparsityBound",
+    "lemma13_bound",
     "narayana_moment",
+    "positivity_probability",
+    "triple_product",
+    "triple_product_expectation",
+    "triple_product_minimizer",
+    "triple_product_monte_carlo",
     "wishart_second_moment",
     "wishart_top_eigenvalue",
     "wishart_top_eigenvalue_as_printed",
@@ -75,3 +100,437 @@ def wishart_top_eigenvalue_as_printed(n2: int, q: int) -> float:
     n2 = check_int(n2, "n2", low=1)
     q = check_int(q, "q", low=1)
     return float(n2 / q**2 * (np.sqrt(n2) + np.sqrt(q)) ** 2)
+
+
+# -- Theorem 10: positivity of the leading eigenvector -----------------------------------------
+
+#: Trials per block of the Monte Carlo; block b of size n always uses the same random numbers,
+#: so estimates are reproducible however the work is split or cached.
+BLOCK = 25
+#: Largest n whose eigendecompositions are cached (the cache is also bounded in bytes).
+CACHE_MAX_N = 160
+_CACHE_BYTES = 160 * 2**20
+
+
+@dataclass(frozen=True)
+class PositivityResult:
+    """Monte-Carlo estimate of P(leading eigenvector is same-sign), per n.
+
+    Attributes
+    ----------
+    n : ndarray of int
+    probability, lower, upper : ndarray
+        Estimated probability and its Wilson score interval at ``confidence``.
+    successes, trials : ndarray of int
+    ratio : float
+        μ/σ, the only parameter the probability depends on besides n.
+    confidence : float
+    """
+
+    n: np.ndarray
+    probability: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    successes: np.ndarray
+    trials: np.ndarray
+    ratio: float
+    confidence: float
+
+
+def wilson_interval(
+    successes: np.ndarray, trials: np.ndarray, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval for binomial proportions (better than ±2·SE near 0 and 1)."""
+    s = np.asarray(successes, dtype=np.float64)
+    t = np.maximum(np.asarray(trials, dtype=np.float64), 1.0)
+    z = norm.ppf(0.5 + confidence / 2)
+    p = s / t
+    centre = (p + z**2 / (2 * t)) / (1 + z**2 / t)
+    half = z * np.sqrt(p * (1 - p) / t + z**2 / (4 * t**2)) / (1 + z**2 / t)
+    return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
+
+
+def _symmetric_block(n: int, seed: int, block: int) -> np.ndarray:
+    """BLOCK symmetric matrices with i.i.d. N(0, 1) entries on and above the diagonal."""
+    rng = np.random.default_rng([seed, n, block])
+    S = rng.standard_normal((BLOCK, n, n))
+    upper = np.triu(S)
+    return upper + np.swapaxes(np.triu(S, 1), 1, 2)
+
+
+def _same_sign(V: np.ndarray) -> np.ndarray:
+    """Rows of V (one eigenvector per row) whose entries are all > 0 or all < 0."""
+    return np.all(V > 0, axis=-1) | np.all(V < 0, axis=-1)
+
+
+def _secular_top(lam: np.ndarray, z: np.ndarray, r: float) -> np.ndarray:
+    """Largest root t of ``1 = r Σ z_i² / (t − λ_i)`` for each row: the top eigenvalue of
+    ``S + r 11ᵀ`` when ``S = V diag(λ) Vᵀ`` (ascending λ) and ``z = Vᵀ1``.
+
+    For r > 0 the root lies in ``(λ_n, λ_n + r‖z‖²]`` and ``h(t) = r Σ z²/(t − λ) − 1``
+    decreases there; for r < 0 it lies in ``(λ_{n−1}, λ_n)`` (interlacing) and h increases.
+    Vectorised bisection over all rows at once.
+    """
+    z2 = z**2
+    top = lam[:, -1]
+    if r > 0:
+        lo, hi = top.copy(), top + r * z2.sum(axis=1) + 1e-12
+    else:
+        lo, hi = lam[:, -2].copy(), top.copy()
+    for _ in range(64):
+        mid = 0.5 * (lo + hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            h = r * np.sum(z2 / (mid[:, None] - lam), axis=1) - 1.0
+        below_root = h > 0 if r > 0 else h < 0
+        lo = np.where(below_root, mid, lo)
+        hi = np.where(below_root, hi, mid)
+    return 0.5 * (lo + hi)
+
+
+class PositivitySampler:
+    """Monte-Carlo engine behind :func:`positivity_probability`.
+
+    The leading eigenvector of ``G = μJ + σS`` (J all-ones, S symmetric standard normal) is
+    that of ``S + (μ/σ) J``: it depends on n and the ratio r = μ/σ only. For n up to
+    :data:`CACHE_MAX_N` the eigendecompositions ``S = V Λ Vᵀ`` are computed once per block
+    and cached; any r then costs only a secular equation and ``v ∝ V (tI − Λ)⁻¹ Vᵀ1``, which
+    is what makes the μ and σ sliders instant. Larger n are solved directly per r.
+    """
+
+    def __init__(self, seed: int = 0, cache_bytes: int = _CACHE_BYTES):
+        self.seed = seed
+        self._cache: OrderedDict = OrderedDict()
+        self._cache_bytes = cache_bytes
+        self._used = 0
+        self._last_block: tuple | None = None
+
+    def _decomposition(self, n: int, block: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        key = (n, block)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
+        lam, V = np.linalg.eigh(_symmetric_block(n, self.seed, block))
+        z = V.sum(axis=1)  # z = Vᵀ1 for every matrix of the block
+        entry = (lam, V, z)
+        size = lam.nbytes + V.nbytes + z.nbytes
+        if size <= self._cache_bytes // 4:
+            self._cache[key] = entry
+            self._used += size
+            while self._used > self._cache_bytes:
+                _, old = self._cache.popitem(last=False)
+                self._used -= sum(a.nbytes for a in old)
+        return entry
+
+    def block_positive(self, n: int, ratio: float, block: int) -> np.ndarray:
+        """Same-sign indicator of the leading eigenvector for the BLOCK trials of a block."""
+        return self.blocks_positive(n, ratio, [block])
+
+    def blocks_positive(self, n: int, ratio: float, blocks: list[int]) -> np.ndarray:
+        """Same-sign indicators for several blocks, solved together (one secular solve)."""
+        if n == 1:
+            return np.ones(BLOCK * len(blocks), dtype=bool)
+        if n > CACHE_MAX_N:
+            return np.array([self._direct(n, ratio, b * BLOCK + t)
+                             for b in blocks for t in range(BLOCK)])
+        parts = [self._decomposition(n, block) for block in blocks]
+        lam = np.concatenate([p[0] for p in parts])
+        V = np.concatenate([p[1] for p in parts])
+        z = np.concatenate([p[2] for p in parts])
+        if ratio == 0.0:
+            return _same_sign(V[:, :, -1])
+        t = _secular_top(lam, z, ratio)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = z / (t[:, None] - lam)
+        # v ∝ V (tI − Λ)⁻¹ Vᵀ1 is the leading eigenvector of S + r11ᵀ.
+        return _same_sign(np.einsum("bij,bj->bi", V, w))
+
+    def _block_matrices(self, n: int, block: int) -> np.ndarray:
+        key = ("S", n, block)
+        if self._last_block is None or self._last_block[0] != key:
+            self._last_block = (key, _symmetric_block(n, self.seed, block))
+        return self._last_block[1]
+
+    def _direct(self, n: int, ratio: float, trial: int) -> bool:
+        """Same-sign test of one trial by a direct top-eigenvector solve (large n)."""
+        block, t = divmod(trial, BLOCK)
+        G = self._block_matrices(n, block)[t] + ratio
+        _, v = scipy.linalg.eigh(G, subset_by_index=[n - 1, n - 1], check_finite=False)
+        return bool(_same_sign(v[:, 0]))
+
+    def leading_eigenvector(self, n: int, ratio: float, trial: int = 0) -> np.ndarray:
+        """The leading eigenvector of one sampled ``S + r J`` (trial index within block 0…)."""
+        block, t = divmod(trial, BLOCK)
+        G = self._block_matrices(n, block)[t] + ratio
+        _, v = scipy.linalg.eigh(G, subset_by_index=[n - 1, n - 1], check_finite=False)
+        v = v[:, 0]
+        return v if v.sum() >= 0 else -v
+
+    def count(
+        self, n: int, ratio: float, trials: int, *, start: int = 0, deadline: float | None = None
+    ) -> tuple[int, int]:
+        """Successes and trials done among trials ``start … trials−1``.
+
+        With a ``deadline`` (a ``time.perf_counter()`` value) the work stops at the first
+        block boundary after it, so a caller can refine an estimate progressively.
+        """
+        if start >= trials:
+            return 0, 0
+        if n > CACHE_MAX_N:
+            # Large n: one direct solve per trial, so a deadline is honoured within a block.
+            successes = done = 0
+            for trial in range(start, trials):
+                successes += self._direct(n, ratio, trial)
+                done += 1
+                if deadline is not None and time.perf_counter() > deadline:
+                    break
+            return successes, done
+        first, last = start // BLOCK, (trials - 1) // BLOCK
+        blocks = list(range(first, last + 1))
+        chunks = [blocks] if deadline is None else [[b] for b in blocks]
+        successes = done = 0
+        for chunk in chunks:
+            ok = self.blocks_positive(n, ratio, chunk)
+            lo = max(start - chunk[0] * BLOCK, 0)
+            hi = min(trials - chunk[0] * BLOCK, ok.size)
+            successes += int(ok[lo:hi].sum())
+            done += hi - lo
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        return successes, done
+
+
+_SAMPLERS: dict[int, PositivitySampler] = {}
+
+
+def _sampler(seed: int) -> PositivitySampler:
+    if seed not in _SAMPLERS:
+        _SAMPLERS[seed] = PositivitySampler(seed)
+    return _SAMPLERS[seed]
+
+
+def positivity_probability(
+    n: int | object,
+    mu: float,
+    sigma: float,
+    trials: int = 2000,
+    random_state: int = 0,
+    *,
+    confidence: float = 0.95,
+) -> PositivityResult:
+    """Probability that the leading eigenvector of a random symmetric matrix is same-sign.
+
+    The matrix has i.i.d. N(μ, σ²) entries on and above the diagonal (Theorem 10 of Wolf &
+    Shashua 2005, simulated in Fig. 2a). Since eigenvectors ignore scale, the probability
+    depends on n and μ/σ only; results are cached by (n, block of trials, seed), so repeated
+    calls with other μ or σ are fast.
+
+    Parameters
+    ----------
+    n : int or array-like of int
+        Matrix size(s), each ≥ 1.
+    mu : float
+        Mean μ of the entries.
+    sigma : float
+        Standard deviation σ > 0.
+    trials : int
+        Number of random matrices per n.
+    random_state : int
+        Seed; the matrices for a given (n, trial, seed) are always the same.
+    confidence : float
+        Level of the Wilson score interval.
+
+    Returns
+    -------
+    PositivityResult
+        Probabilities with confidence bounds, per n.
+
+    Examples
+    --------
+    >>> from spectral_kit.theory import positivity_probability
+    >>> res = positivity_probability([5, 50], mu=1/6, sigma=2**0.5/6, trials=200)
+    >>> bool(res.probability[1] > 0.95)
+    True
+    """
+    sizes = np.atleast_1d(np.asarray(n))
+    if sizes.dtype.kind not in "iu":
+        raise TypeError(f"n must be an integer or an array of integers; got dtype {sizes.dtype}.")
+    if sizes.size == 0 or sizes.min() < 1:
+        raise ValueError(f"n must contain sizes ≥ 1; got {sizes.tolist()}.")
+    mu = check_finite_scalar(mu, "mu")
+    sigma = check_finite_scalar(
+        sigma, "sigma", low=0.0, low_inclusive=False,
+        hint="σ must be positive; with σ = 0 the matrix is μJ and its eigenvector is constant.",
+    )
+    trials = check_int(trials, "trials", low=1)
+    if not isinstance(random_state, (int, np.integer)) or isinstance(random_state, bool):
+        raise TypeError(
+            f"random_state must be an int seed here (the cache is keyed by it); got "
+            f"{random_state!r}."
+        )
+    confidence = check_probability(confidence, "confidence")
+    sampler = _sampler(int(random_state))
+    ratio = mu / sigma
+    successes = np.array([sampler.count(int(m), ratio, trials)[0] for m in sizes])
+    counts = np.full(sizes.shape, trials)
+    lower, upper = wilson_interval(successes, counts, confidence)
+    return PositivityResult(
+        n=sizes.astype(np.int64), probability=successes / counts, lower=lower, upper=upper,
+        successes=successes, trials=counts, ratio=ratio, confidence=confidence,
+    )
+
+
+# -- Props. 7–9: why the entries of G are positive on average ----------------------------------
+
+
+@dataclass(frozen=True)
+class MonteCarloEstimate:
+    """A Monte-Carlo mean with its standard error and the closed form it estimates."""
+
+    mean: float
+    stderr: float
+    exact: float
+    samples: int
+
+    @property
+    def z_score(self) -> float:
+        """(mean − exact) / stderr: within ±3 about 99.7 % of the time."""
+        return (self.mean - self.exact) / self.stderr if self.stderr > 0 else 0.0
+
+
+def _unit(v: object, name: str) -> np.ndarray:
+    a = check_array(v, name, ndim=1)
+    norm_ = np.linalg.norm(a)
+    if norm_ == 0:
+        raise ValueError(f"{name} must be a non-zero vector (it is scaled to the unit sphere).")
+    return a / norm_
+
+
+def triple_product(a: object, b: object, c: object) -> float:
+    """``f = (aᵀb)(aᵀc)(bᵀc)`` for unit vectors (inputs are scaled to unit norm).
+
+    A term of ``G_ij = Σ_l (m_iᵀq_l)(m_jᵀq_l)(m_iᵀm_j)`` (Wolf & Shashua 2005, Sec. 4.1).
+    """
+    a, b, c = _unit(a, "a"), _unit(b, "b"), _unit(c, "c")
+    return float((a @ b) * (a @ c) * (b @ c))
+
+
+def triple_product_minimizer(q: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Three unit vectors in R^q attaining the minimum −1/8 of f (Prop. 7).
+
+    Following the proof: γ₂ = π, β = γ₁ and cos 2β = −1/2, i.e. a and c at ±60° from b
+    in a plane with aᵀc = cos 120°.
+    """
+    q = check_int(q, "q", low=2)
+    angle = np.pi / 3
+    a = np.zeros(q)
+    b = np.zeros(q)
+    c = np.zeros(q)
+    b[0] = 1.0
+    a[:2] = np.cos(angle), np.sin(angle)
+    c[:2] = np.cos(angle), -np.sin(angle)
+    return a, b, c
+
+
+def triple_product_expectation(a: object, b: object, k: int = 1) -> float:
+    """``E_C[Σ_{i≤k} (aᵀb)(aᵀc_i)(bᵀc_i)] = (k/q)(aᵀb)²`` for k orthonormal c_i drawn
+    uniformly (Prop. 8 for k = 1, Prop. 9 for k ≥ 1)."""
+    a, b = _unit(a, "a"), _unit(b, "b")
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have the same length; got {a.size} and {b.size}.")
+    q = a.size
+    k = check_int(k, "k", low=1, high=q)
+    return float(k / q * (a @ b) ** 2)
+
+
+def triple_product_monte_carlo(
+    a: object, b: object, k: int = 1, *, samples: int = 20000, random_state: object = None
+) -> MonteCarloEstimate:
+    """Monte-Carlo check of Props. 8–9: average f over uniformly random orthonormal
+    ``c_1 … c_k`` (Haar-distributed, from the QR of a Gaussian matrix)."""
+    a, b = _unit(a, "a"), _unit(b, "b")
+    exact = triple_product_expectation(a, b, k)
+    samples = check_int(samples, "samples", low=2)
+    rng = as_generator(random_state)
+    q = a.size
+    Z = rng.standard_normal((samples, q, k))
+    C, R = np.linalg.qr(Z)
+    C = C * np.sign(np.diagonal(R, axis1=1, axis2=2))[:, None, :]  # Haar measure
+    values = (a @ b) * np.einsum("i,sik,j,sjk->s", a, C, b, C)
+    return MonteCarloEstimate(
+        mean=float(values.mean()), stderr=float(values.std(ddof=1) / np.sqrt(samples)),
+        exact=exact, samples=samples,
+    )
+
+
+# -- Lemma 13: the summed weight of the irrelevant features -------------------------------------
+
+
+@dataclass(frozen=True)
+class SparsityBound:
+    """Lemma 13 for one Q-α result.
+
+    Attributes
+    ----------
+    observed : float
+        ``Σ_{i irrelevant} α_i``.
+    bound : float
+        ``sqrt(Σ γ_i² / λ)`` with γ the eigenvalues of M₂M₂ᵀ and λ the largest eigenvalue of G.
+    wishart_bound : float
+        The same with ``Σγ²`` replaced by its Wishart approximation ``n₂(1 + n₂/q)``
+        (Sec. 4.2): what the bound would be for i.i.d. irrelevant features.
+    lam : float
+        λ, the largest eigenvalue of G.
+    n_irrelevant : int
+    """
+
+    observed: float
+    bound: float
+    wishart_bound: float
+    lam: float
+    n_irrelevant: int
+
+    @property
+    def holds(self) -> bool:
+        return self.observed <= self.bound * (1 + 1e-9)
+
+
+def lemma13_bound(M: object, relevant: object, result: object) -> SparsityBound:
+    """Lemma 13 of Wolf & Shashua (2005): ``Σ_{irrelevant} α_i ≤ sqrt(Σ γ_i² / λ)``.
+
+    Parameters
+    ----------
+    M : array-like of shape (n_features, n_samples)
+        The data (features as rows) that ``result`` was computed from with the default
+        preprocessing (rows centred and scaled to unit norm).
+    relevant : array-like of bool, shape (n_features,)
+    result : QAlphaResult
+        A standard-spectrum Q-α result on M (``alpha``, ``Q``).
+
+    Returns
+    -------
+    SparsityBound
+    """
+    Mp = preprocess_rows(M)
+    mask = np.asarray(relevant, dtype=bool)
+    if mask.shape != (Mp.shape[0],):
+        raise ValueError(
+            f"relevant must be a boolean mask of length {Mp.shape[0]}; got shape {mask.shape}."
+        )
+    alpha = np.asarray(result.alpha)
+    Q = np.asarray(result.Q)
+    M2 = Mp[~mask]
+    # Σγ² = ‖M₂M₂ᵀ‖_F² = ‖M₂ᵀM₂‖_F²: a q × q product instead of n₂ × n₂.
+    gamma_sq = float(np.sum((M2.T @ M2) ** 2))
+    P = Mp @ Q
+    # λ = αᵀGα for the returned α (the leading eigenvector of G), without forming G.
+    W = Mp.T @ (P * alpha[:, None])
+    lam = float(np.einsum("nk,nk->n", Mp @ W, P) @ alpha)
+    n2, q = M2.shape
+    return SparsityBound(
+        observed=float(alpha[~mask].sum()),
+        bound=float(np.sqrt(gamma_sq / lam)),
+        wishart_bound=float(np.sqrt(n2 * (1 + n2 / q) / lam)),
+        lam=lam,
+        n_irrelevant=int(n2),
+    )

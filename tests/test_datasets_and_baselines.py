@@ -100,7 +100,7 @@ def test_fetch_downloads_verifies_and_caches(tmp_path, monkeypatch):
         server.shutdown()
         assert fetch_file(spec) == path  # served from the cache now
         wrong = DataFile("toy", "other.data", "0" * 64, (f"{base}/good.data",))
-        with pytest.raises(OSError, match="could not obtain other.data"):
+        with pytest.raises(OSError, match=r"could not obtain other\.data"):
             fetch_file(wrong)
     finally:
         server.server_close()

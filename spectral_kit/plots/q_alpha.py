@@ -1,0 +1,233 @@
+"""Plots of Q-α's positivity and sparsity (Wolf & Shashua 2005, Sec. 4, Figs. 2–3).
+
+Each ``plot_*`` function draws onto a given Axes and returns an artists object whose
+``update(...)`` changes the same artists in place, which is what the explorers call on every
+slider move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.lines import Line2D
+from matplotlib.text import Text
+
+from ._style import IRRELEVANT, NEGATIVE, POSITIVE, RELEVANT
+
+__all__ = [
+    "AlphaBarsArtists",
+    "EigenvectorArtists",
+    "PositivityArtists",
+    "plot_alpha_bars",
+    "plot_eigenvector_entries",
+    "plot_objective_trace",
+    "plot_positivity_curve",
+]
+
+
+def _band_vertices(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return np.concatenate([np.c_[x, lo], np.c_[x[::-1], hi[::-1]]])
+
+
+@dataclass
+class PositivityArtists:
+    """Artists of :func:`plot_positivity_curve`."""
+
+    ax: Axes
+    line: Line2D
+    band: PolyCollection
+    marker: Line2D
+    level: Line2D
+    label: Text
+
+    def update(
+        self,
+        n: np.ndarray,
+        probability: np.ndarray,
+        lower: np.ndarray,
+        upper: np.ndarray,
+        *,
+        current_n: int | None = None,
+        current_p: float | None = None,
+        title: str | None = None,
+    ) -> None:
+        self.line.set_data(n, probability)
+        self.band.set_verts([_band_vertices(np.asarray(n, float), lower, upper)])
+        if current_n is not None and current_p is not None:
+            self.marker.set_data([current_n], [current_p])
+            self.label.set_position((current_n, current_p))
+            self.label.set_text(f"  n = {current_n}: {current_p:.3f}")
+        if title is not None:
+            self.ax.set_title(title, fontsize=10)
+        self.ax.set_xlim(max(1.0, float(np.min(n)) * 0.9), float(np.max(n)) * 1.1)
+
+
+def plot_positivity_curve(
+    ax: Axes,
+    result: object,
+    *,
+    current_n: int | None = None,
+    level: float = 0.99,
+    logx: bool = True,
+) -> PositivityArtists:
+    """Probability that the leading eigenvector is same-sign, against n (Fig. 2a).
+
+    Parameters
+    ----------
+    ax : Axes
+    result : PositivityResult
+        From :func:`spectral_kit.theory.positivity_probability`.
+    current_n : int, optional
+        Marks the probability at this n (must be one of ``result.n``).
+    level : float
+        Draws the horizontal line the paper's statements refer to (0.99).
+    """
+    n = np.asarray(result.n, dtype=float)
+    (line,) = ax.plot(n, result.probability, "-o", color=POSITIVE, ms=3, lw=1.5,
+                      label="P(leading eigenvector same-sign)")
+    band = PolyCollection([_band_vertices(n, result.lower, result.upper)], color=POSITIVE,
+                          alpha=0.2, lw=0, label=f"{result.confidence:.0%} interval")
+    ax.add_collection(band)
+    level_line = ax.axhline(level, color="0.4", lw=0.8, ls="--", label=f"{level:g}")
+    (marker,) = ax.plot([], [], "o", color=NEGATIVE, ms=7, zorder=5)
+    label = ax.text(0, 0, "", fontsize=9, color=NEGATIVE, va="top")
+    if logx:
+        ax.set_xscale("log")
+    ax.set_ylim(-0.02, 1.05)
+    ax.set_xlabel("n (matrix size)")
+    ax.set_ylabel("probability")
+    ax.legend(loc="lower right", fontsize=8, frameon=False)
+    artists = PositivityArtists(ax, line, band, marker, level_line, label)
+    idx = None if current_n is None else np.flatnonzero(result.n == current_n)
+    artists.update(
+        result.n, result.probability, result.lower, result.upper, current_n=current_n,
+        current_p=None if idx is None or idx.size == 0 else float(result.probability[idx[0]]),
+    )
+    return artists
+
+
+@dataclass
+class EigenvectorArtists:
+    """Artists of :func:`plot_eigenvector_entries`."""
+
+    ax: Axes
+    stems: LineCollection
+    zero: Line2D
+    label: Text
+
+    def update(self, v: np.ndarray) -> None:
+        entries = np.sort(np.asarray(v, dtype=float))[::-1]
+        x = np.arange(entries.size)
+        self.stems.set_segments(np.stack([np.c_[x, np.zeros_like(entries)], np.c_[x, entries]],
+                                         axis=1))
+        self.stems.set_color([POSITIVE if e > 0 else NEGATIVE for e in entries])
+        self.ax.set_xlim(-1, max(entries.size, 2))
+        span = max(float(np.abs(entries).max()), 1e-12) * 1.15
+        self.ax.set_ylim(min(-0.1 * span, float(entries.min()) * 1.15), span)
+        negatives = int((entries < 0).sum())
+        self.label.set_text(
+            "all entries same-sign" if negatives in (0, entries.size)
+            else f"{negatives} of {entries.size} entries negative"
+        )
+
+
+def plot_eigenvector_entries(ax: Axes, v: np.ndarray) -> EigenvectorArtists:
+    """Entries of one leading eigenvector, sorted, coloured by sign."""
+    stems = LineCollection([], lw=2.5)
+    ax.add_collection(stems)
+    zero = ax.axhline(0, color="0.3", lw=0.8)
+    label = ax.text(0.98, 0.95, "", transform=ax.transAxes, ha="right", va="top", fontsize=9)
+    ax.set_xlabel("entry (sorted)")
+    ax.set_ylabel("value")
+    artists = EigenvectorArtists(ax, stems, zero, label)
+    artists.update(v)
+    return artists
+
+
+@dataclass
+class AlphaBarsArtists:
+    """Artists of :func:`plot_alpha_bars`."""
+
+    ax: Axes
+    bars: LineCollection
+    bound_line: Line2D
+    text: Text
+    legend_handles: list = field(default_factory=list)
+
+    def update(
+        self,
+        alpha: np.ndarray,
+        relevant: np.ndarray,
+        *,
+        gap: float | None = None,
+        bound: object | None = None,
+    ) -> None:
+        order = np.argsort(-alpha, kind="stable")
+        a = np.asarray(alpha)[order]
+        rel = np.asarray(relevant, dtype=bool)[order]
+        x = np.arange(a.size)
+        self.bars.set_segments(np.stack([np.c_[x, np.zeros_like(a)], np.c_[x, a]], axis=1))
+        self.bars.set_color([RELEVANT if r else IRRELEVANT for r in rel])
+        self.bars.set_linewidth(max(0.6, min(4.0, 300.0 / max(a.size, 1))))
+        self.ax.set_xlim(-1, a.size)
+        self.ax.set_ylim(min(0.0, float(a.min()) * 1.1), float(a.max()) * 1.12)
+        lines = []
+        if gap is not None:
+            lines.append(f"sparsity gap {gap:.1f}")
+        if bound is not None:
+            lines.append(
+                f"Σα irrelevant = {bound.observed:.2f} ≤ {bound.bound:.2f} (Lemma 13)"
+            )
+            # The bound on the mean irrelevant weight, drawn where the bars can be compared.
+            mean_bound = bound.bound / max(bound.n_irrelevant, 1)
+            self.bound_line.set_data([-1, a.size], [mean_bound, mean_bound])
+            self.bound_line.set_visible(True)
+        else:
+            self.bound_line.set_visible(False)
+        if not bool(np.all(alpha > 0)):
+            lines.append(f"{int(np.sum(alpha <= 0))} α ≤ 0")
+        self.text.set_text("\n".join(lines))
+
+
+def plot_alpha_bars(
+    ax: Axes,
+    alpha: np.ndarray,
+    relevant: np.ndarray,
+    *,
+    gap: float | None = None,
+    bound: object | None = None,
+) -> AlphaBarsArtists:
+    """Sorted α as bars coloured by true relevance, annotated with the sparsity gap and
+    Lemma 13's bound (Fig. 2b / Fig. 3b of Wolf & Shashua 2005).
+
+    The dashed line is Lemma 13's bound divided by the number of irrelevant features: no
+    irrelevant weight can be above it *on average*.
+    """
+    bars = LineCollection([], lw=2)
+    ax.add_collection(bars)
+    (bound_line,) = ax.plot([], [], ls="--", color="0.35", lw=1)
+    text = ax.text(0.98, 0.95, "", transform=ax.transAxes, ha="right", va="top", fontsize=9)
+    handles = [
+        Line2D([], [], color=RELEVANT, lw=4, label="relevant"),
+        Line2D([], [], color=IRRELEVANT, lw=4, label="irrelevant"),
+        Line2D([], [], color="0.35", ls="--", label="Lemma 13 bound / n₂"),
+    ]
+    ax.legend(handles=handles, loc="center right", fontsize=8, frameon=False)
+    ax.set_xlabel("feature (sorted by α)")
+    ax.set_ylabel("α")
+    artists = AlphaBarsArtists(ax, bars, bound_line, text, handles)
+    artists.update(alpha, relevant, gap=gap, bound=bound)
+    return artists
+
+
+def plot_objective_trace(ax: Axes, result: object) -> list[Line2D]:
+    """trace(QᵀA_α²Q) per iteration: Prop. 3 says it never decreases."""
+    it = np.arange(1, len(result.objective) + 1)
+    lines = ax.plot(it, result.objective, "-o", ms=3, color=POSITIVE)
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("trace(QᵀA_α²Q)")
+    ax.set_title(f"{result.n_iter} iterations, converged = {result.converged}", fontsize=10)
+    return lines

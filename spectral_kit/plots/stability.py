@@ -1,0 +1,283 @@
+"""Plots for stability based sparse LSI/PCA (Mavroeidis & Vazirgiannis).
+
+Each function draws onto a given Axes and returns a small artists object whose ``update``
+method changes the drawing in place (heights, offsets, image data), so that an explorer can
+redraw cheaply with ``fig.canvas.draw_idle()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import PathCollection
+from matplotlib.container import BarContainer
+from matplotlib.image import AxesImage
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
+
+__all__ = [
+    "BootstrapHistogramArtists",
+    "EigengapArtists",
+    "IntervalWidthArtists",
+    "StewartArtists",
+    "TrajectoryArtists",
+    "plot_bootstrap_histogram",
+    "plot_eigengaps",
+    "plot_interval_widths",
+    "plot_sbs_trajectory",
+    "plot_stewart_bound",
+]
+
+STABLE_COLOR = "tab:green"
+UNSTABLE_COLOR = "tab:gray"
+THRESHOLD_COLOR = "tab:red"
+
+
+def _descending(values: Any) -> np.ndarray:
+    arr = np.asarray(values, dtype=float).ravel()
+    if arr.size < 2:
+        raise ValueError(f"eigenvalues must hold at least 2 values; got {arr.size}.")
+    return np.sort(arr)[::-1]
+
+
+@dataclass(frozen=True)
+class EigengapArtists:
+    """Bars of the eigengaps, the 4·λ₁(E) line, and the Axes they live in."""
+
+    ax: Axes
+    bars: list[Rectangle]
+    threshold: Line2D
+
+    def update(self, eigenvalues: Any, threshold: float, stable_ks: Any = None) -> None:
+        """Show new eigenvalues / threshold; bars are recoloured, re-created if n changed."""
+        gaps = -np.diff(_descending(eigenvalues))
+        if stable_ks is None:
+            stable_ks = np.flatnonzero(gaps > threshold) + 1
+        stable = {int(k) for k in stable_ks}
+        if len(self.bars) != gaps.size:
+            for rect in self.bars:
+                rect.remove()
+            self.bars[:] = self.ax.bar(np.arange(1, gaps.size + 1), gaps, width=0.8).patches
+        for i, (rect, gap) in enumerate(zip(self.bars, gaps), start=1):
+            rect.set_height(gap)
+            rect.set_facecolor(STABLE_COLOR if i in stable else UNSTABLE_COLOR)
+        self.threshold.set_ydata([threshold, threshold])
+        top = max(float(gaps.max(initial=0.0)), float(threshold)) * 1.1 or 1.0
+        self.ax.set_xlim(0.3, gaps.size + 0.7)
+        self.ax.set_ylim(0.0, top)
+
+
+def plot_eigengaps(
+    ax: Axes, eigenvalues: Any, threshold: float, stable_ks: Any = None
+) -> EigengapArtists:
+    """Eigengaps ``λₖ − λₖ₊₁`` of A against Lemma 1's threshold ``4·λ₁(E)``.
+
+    A bar above the line is a stable k (its top-k eigenvector space cannot move far under
+    the bootstrap perturbation); stable bars are drawn in green.
+
+    Parameters
+    ----------
+    ax : Axes
+    eigenvalues : array-like
+        Eigenvalues of A (any order).
+    threshold : float
+        ``4·λ₁(E)``.
+    stable_ks : iterable of int, optional
+        Defaults to the k whose gap exceeds the threshold.
+    """
+    gaps = -np.diff(_descending(eigenvalues))
+    bars = ax.bar(np.arange(1, gaps.size + 1), gaps, width=0.8, color=UNSTABLE_COLOR)
+    line = ax.axhline(threshold, color=THRESHOLD_COLOR, linestyle="--", label="4·λ₁(E)")
+    ax.set_xlabel("k")
+    ax.set_ylabel("eigengap λₖ − λₖ₊₁")
+    ax.legend(loc="upper right")
+    artists = EigengapArtists(ax, list(bars.patches), line)
+    artists.update(eigenvalues, threshold, stable_ks)
+    return artists
+
+
+@dataclass(frozen=True)
+class StewartArtists:
+    """Stewart's bound per k, the observed distances per resample and their maximum."""
+
+    ax: Axes
+    bound: Line2D
+    observed: PathCollection
+    worst: Line2D
+
+    def update(self, ks: Any, bounds: Any, observed: Any) -> None:
+        ks_arr, bound_arr, obs = _stewart_arrays(ks, bounds, observed)
+        self.bound.set_data(ks_arr, np.minimum(bound_arr, 1.0))
+        jitter = np.linspace(-0.15, 0.15, obs.shape[0]) if obs.shape[0] > 1 else np.zeros(1)
+        xs = (ks_arr[None, :] + jitter[:, None]).ravel()
+        self.observed.set_offsets(np.column_stack([xs, obs.ravel()]))
+        self.worst.set_data(ks_arr, obs.max(axis=0))
+        self.ax.set_xlim(ks_arr.min() - 0.5, ks_arr.max() + 0.5)
+
+
+def _stewart_arrays(ks: Any, bounds: Any, observed: Any) -> tuple[np.ndarray, ...]:
+    ks_arr = np.asarray(ks, dtype=float).ravel()
+    bound_arr = np.array(
+        [np.nan if b is None else float(b) for b in np.ravel(np.asarray(bounds, dtype=object))]
+    )
+    obs = np.atleast_2d(np.asarray(observed, dtype=float))
+    if obs.shape[1] != ks_arr.size and obs.shape[0] == ks_arr.size:
+        obs = obs.T
+    if bound_arr.size != ks_arr.size or obs.shape[1] != ks_arr.size:
+        raise ValueError(
+            f"bounds and observed must have one value (column) per k; got {bound_arr.size} "
+            f"bounds and observed of shape {obs.shape} for {ks_arr.size} k."
+        )
+    return ks_arr, bound_arr, obs
+
+
+def plot_stewart_bound(ax: Axes, ks: Any, bounds: Any, observed: Any) -> StewartArtists:
+    """Stewart's distance bound ``2‖E₂₁‖/δ`` beside the subspace distances observed.
+
+    Parameters
+    ----------
+    ax : Axes
+    ks : array-like of int
+        Subspace dimensions.
+    bounds : array-like of float or None
+        The bound for each k; None (or NaN) where the theorem's conditions fail -- drawn as a
+        gap in the line. Bounds above 1 say nothing (a distance never exceeds 1) and are
+        drawn at 1.
+    observed : array-like of shape (B, len(ks)) or (len(ks),)
+        Distances between the top-k eigenspaces of A and of each resampled matrix.
+    """
+    ks_arr, bound_arr, obs = _stewart_arrays(ks, bounds, observed)
+    (bound,) = ax.plot(ks_arr, np.minimum(bound_arr, 1.0), "o-", color=THRESHOLD_COLOR,
+                       label="Stewart bound 2‖E₂₁‖/δ")
+    observed_pts = ax.scatter([], [], s=6, alpha=0.3, color="tab:blue",
+                              label="observed, each resample")
+    (worst,) = ax.plot([], [], "_", markersize=14, color="tab:blue", label="largest observed")
+    ax.set_xlabel("k (dimension of the top-k eigenvector space)")
+    ax.set_ylabel("dist(range V₁, range V₁′)")
+    ax.set_ylim(0.0, 1.05)
+    ax.legend(loc="upper left")
+    artists = StewartArtists(ax, bound, observed_pts, worst)
+    artists.update(ks_arr, bound_arr, obs)
+    return artists
+
+
+@dataclass(frozen=True)
+class IntervalWidthArtists:
+    """The heat map of interval widths."""
+
+    ax: Axes
+    image: AxesImage
+
+    def update(self, lower: Any, upper: Any) -> None:
+        width = np.asarray(upper, dtype=float) - np.asarray(lower, dtype=float)
+        self.image.set_data(width)
+        self.image.set_clim(0.0, float(width.max()) or 1.0)
+
+
+def plot_interval_widths(
+    ax: Axes, lower: Any, upper: Any, *, feature_names: Any = None, cmap: str = "viridis"
+) -> IntervalWidthArtists:
+    """Width ``upper − lower`` of every entry's confidence interval, as an image.
+
+    Wide rows are the features whose similarities/covariances are least accurate -- those
+    Algorithm 1 removes first.
+    """
+    width = np.asarray(upper, dtype=float) - np.asarray(lower, dtype=float)
+    if width.ndim != 2 or width.shape[0] != width.shape[1]:
+        raise ValueError(f"lower and upper must be square matrices; got shape {width.shape}.")
+    image = ax.imshow(width, cmap=cmap, vmin=0.0, vmax=float(width.max()) or 1.0,
+                      interpolation="nearest")
+    if feature_names is not None:
+        names = [str(n) for n in feature_names]
+        ax.set_xticks(range(len(names)), names, rotation=90, fontsize="small")
+        ax.set_yticks(range(len(names)), names, fontsize="small")
+    ax.set_title("confidence interval width")
+    return IntervalWidthArtists(ax, image)
+
+
+@dataclass(frozen=True)
+class TrajectoryArtists:
+    """Largest eigengap and threshold along Algorithm 1's removals."""
+
+    ax: Axes
+    gap: Line2D
+    threshold: Line2D
+    stable: Line2D
+
+    def update(self, result: Any) -> None:
+        removed, gap, thr, stable = _trajectory_arrays(result)
+        self.gap.set_data(removed, gap)
+        self.threshold.set_data(removed, thr)
+        self.stable.set_data(removed[stable], gap[stable])
+        self.ax.relim()
+        self.ax.autoscale_view()
+
+
+def _trajectory_arrays(result: Any) -> tuple[np.ndarray, ...]:
+    p = result.A.shape[0]
+    steps = [s for s in result.trajectory if s.eigenvalues is not None]
+    removed = np.array([p - s.n_features for s in steps], dtype=float)
+    gap = np.array([float(s.eigengaps.max(initial=0.0)) for s in steps])
+    thr = np.array([s.threshold for s in steps], dtype=float)
+    stable = np.array([bool(s.stable_ks) for s in steps], dtype=bool)
+    return removed, gap, thr, stable
+
+
+def plot_sbs_trajectory(ax: Axes, result: Any) -> TrajectoryArtists:
+    """Along Algorithm 1: the largest eigengap of A′ against ``4·λ₁(E′)``, per removal.
+
+    ``result`` is an :class:`~spectral_kit.stability.SbSResult` (run with the default
+    ``full_trajectory=True`` to see every step). Steps with a stable k are marked.
+    """
+    removed, gap, thr, stable = _trajectory_arrays(result)
+    (gap_line,) = ax.plot(removed, gap, "o-", color="tab:blue", label="largest eigengap of A′")
+    (thr_line,) = ax.plot(removed, thr, "--", color=THRESHOLD_COLOR, label="4·λ₁(E′)")
+    (stable_pts,) = ax.plot(removed[stable], gap[stable], "o", color=STABLE_COLOR,
+                            markersize=9, label="stable k exists")
+    ax.set_xlabel("features removed")
+    ax.set_ylabel("eigengap")
+    ax.legend(loc="best")
+    return TrajectoryArtists(ax, gap_line, thr_line, stable_pts)
+
+
+@dataclass(frozen=True)
+class BootstrapHistogramArtists:
+    """Histogram of one entry's bootstrap values and its estimate/interval lines."""
+
+    ax: Axes
+    bars: BarContainer
+    estimate: Line2D
+    lower: Line2D
+    upper: Line2D
+    bins: np.ndarray
+
+    def update(self, values: Any, estimate: float, lower: float, upper: float) -> None:
+        counts, _ = np.histogram(np.asarray(values, dtype=float), bins=self.bins)
+        for rect, count in zip(self.bars, counts):
+            rect.set_height(count)
+        for line, x in ((self.estimate, estimate), (self.lower, lower), (self.upper, upper)):
+            line.set_xdata([x, x])
+        self.ax.set_ylim(0, max(1, int(counts.max())) * 1.1)
+
+
+def plot_bootstrap_histogram(
+    ax: Axes, values: Any, estimate: float, lower: float, upper: float, *,
+    bins: Any = 30, value_range: tuple[float, float] | None = None,
+) -> BootstrapHistogramArtists:
+    """Bootstrap values of one similarity/covariance with its estimate and interval.
+
+    ``bins``/``value_range`` fix the bin edges, which later updates keep.
+    """
+    vals = np.asarray(values, dtype=float).ravel()
+    counts, edges = np.histogram(vals, bins=bins, range=value_range)
+    bars = ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", color="tab:blue",
+                  alpha=0.6, label="bootstrap values")
+    est = ax.axvline(estimate, color="black", label="estimate")
+    low = ax.axvline(lower, color=THRESHOLD_COLOR, linestyle="--", label="interval")
+    high = ax.axvline(upper, color=THRESHOLD_COLOR, linestyle="--")
+    ax.set_ylabel("resamples")
+    ax.legend(loc="upper left")
+    return BootstrapHistogramArtists(ax, bars, est, low, high, edges)

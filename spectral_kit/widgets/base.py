@@ -1,0 +1,287 @@
+"""The explorer: controls → library call → artists updated in place.
+
+An :class:`Explorer` owns one matplotlib figure (an ipympl canvas in a live notebook), a set
+of canonical sliders (:mod:`spectral_kit.widgets.controls`), a status line and an error
+area. Subclasses implement three methods:
+
+* ``_build_controls()`` → dict of canonical name → slider;
+* ``_draw(figure)`` → create axes and artists once (with the ``plot_*`` functions);
+* ``_render(values)`` → compute and update the artists; it may instead return a generator
+  whose steps refine the picture progressively (each step a bounded amount of work).
+
+The same object can be driven without a browser: ``explorer.update(n=50, mu=0.2)`` sets the
+sliders, runs the computation (to completion) and returns the explorer, so tests and
+benchmarks check what the plot shows through the artists' data.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import time
+import traceback
+from collections.abc import Iterator
+from typing import Any
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+from threadpoolctl import threadpool_limits
+
+from ..plots._style import FIGURE_DPI
+
+__all__ = ["Explorer"]
+
+#: Render explorers as static PNG images instead of live widgets (used when notebooks are
+#: executed to be stored with their outputs, so that they read well without a kernel).
+STATIC_ENV = "SPECTRAL_KIT_STATIC_WIDGETS"
+
+
+def _kernel_loop() -> Any | None:
+    """The IPython kernel's IO loop when running inside one, else ``None``."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover
+        return None
+    shell = get_ipython()
+    kernel = getattr(shell, "kernel", None)
+    return getattr(kernel, "io_loop", None)
+
+
+class Explorer:
+    """Base class of the live explorers.
+
+    Parameters
+    ----------
+    **values
+        Initial slider values by canonical name (e.g. ``n=50``).
+
+    Attributes
+    ----------
+    controls : dict of str → ipywidgets widget
+    figure : matplotlib Figure
+    latencies : list of float
+        Seconds from a control change to the updated artists being drawn (first response;
+        progressive refinements are not included).
+    errors : list of str
+        Tracebacks of failed updates (also shown in red below the figure).
+    """
+
+    #: Figure size in inches.
+    figsize: tuple[float, float] = (8.0, 3.2)
+    #: Seconds of computation per refinement step of progressive explorers.
+    step_budget: float = 0.06
+
+    def __init__(self, **values: Any):
+        self.controls: dict[str, widgets.Widget] = self._build_controls()
+        self.latencies: list[float] = []
+        self.errors: list[str] = []
+        self._pending: Iterator | None = None
+        self._closed = False
+        self._batch = False
+        self._layout_frozen = False
+        self._set_values(values)
+        with plt.ioff():
+            self.figure: Figure = plt.figure(figsize=self.figsize, dpi=FIGURE_DPI,
+                                             layout="constrained")
+        self._configure_canvas()
+        self.status = widgets.HTML(layout=widgets.Layout(min_height="1.4em"))
+        self.error_area = widgets.HTML(layout=widgets.Layout(display="none"))
+        self.error_area.add_class("spectral-kit-error")
+        with threadpool_limits(1):
+            self._draw(self.figure)
+        for control in self.controls.values():
+            control.observe(self._on_change, names="value")
+        self.refresh(raise_errors=True, finish=_kernel_loop() is None)
+
+    # -- subclass API ----------------------------------------------------------------------
+    def _build_controls(self) -> dict[str, widgets.Widget]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _draw(self, figure: Figure) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _render(self, values: dict[str, Any]) -> Iterator | None:  # pragma: no cover
+        raise NotImplementedError
+
+    # -- public API ------------------------------------------------------------------------
+    @property
+    def values(self) -> dict[str, Any]:
+        """Current control values by canonical name."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    def update(self, *, finish: bool = True, **values: Any) -> Explorer:
+        """Set controls by name, recompute once and redraw; errors are raised.
+
+        With ``finish`` (default) progressive refinement runs to completion before returning.
+        """
+        self._set_values(values)
+        self.refresh(raise_errors=True, finish=finish)
+        return self
+
+    def refresh(self, *, raise_errors: bool = False, finish: bool = False) -> None:
+        """Recompute from the current control values and redraw the figure."""
+        if self._closed:
+            raise RuntimeError("this explorer is closed; create a new one")
+        self._pending = None
+        start = time.perf_counter()
+        try:
+            with threadpool_limits(1):
+                pending = self._render(self.values)
+                self._draw_now()
+            self.latencies.append(time.perf_counter() - start)
+            self._clear_error()
+        except Exception as exc:  # shown to the student instead of vanishing in a log
+            self._show_error(exc)
+            if raise_errors:
+                raise
+            return
+        if pending is not None:
+            self._pending = pending
+            if finish:
+                self.finish()
+            else:
+                self._schedule()
+
+    def finish(self) -> Explorer:
+        """Run any pending progressive refinement to completion."""
+        while self._pending is not None:
+            self._step(reschedule=False)
+        return self
+
+    def close(self) -> None:
+        """Stop observing the controls, close the widgets and free the figure."""
+        if self._closed:
+            return
+        self._closed = True
+        self._pending = None
+        for control in self.controls.values():
+            control.unobserve(self._on_change, names="value")
+            control.close()
+        self.status.close()
+        self.error_area.close()
+        canvas = self.figure.canvas
+        if isinstance(canvas, widgets.DOMWidget):
+            canvas.close()
+        plt.close(self.figure)
+
+    def snapshot(self) -> bytes:
+        """The current figure as PNG bytes."""
+        buffer = io.BytesIO()
+        self.figure.savefig(buffer, format="png", dpi=FIGURE_DPI)
+        return buffer.getvalue()
+
+    @property
+    def widget(self) -> widgets.Widget:
+        """The whole explorer as one ipywidgets box (controls, figure, status, errors)."""
+        controls = list(self.controls.values())
+        columns = [widgets.VBox(controls[i::2]) for i in range(2)]
+        parts: list[widgets.Widget] = [widgets.HBox(columns)]
+        if isinstance(self.figure.canvas, widgets.DOMWidget):
+            parts.append(self.figure.canvas)
+        parts += [self.status, self.error_area]
+        box = widgets.VBox(parts)
+        box.add_class("spectral-kit-explorer")
+        return box
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        png = base64.b64encode(self.snapshot()).decode("ascii")
+        fallback = {"image/png": png, "text/plain": repr(self)}
+        if os.environ.get(STATIC_ENV):
+            return fallback
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        # Renderers without widget support fall back to the PNG of the current state.
+        return {**fallback, **bundle}
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{k}={v!r}" for k, v in self.values.items())
+        return f"{type(self).__name__}({values})"
+
+    # -- internals ---------------------------------------------------------------------------
+    def _set_values(self, values: dict[str, Any]) -> None:
+        unknown = sorted(set(values) - set(self.controls))
+        if unknown:
+            raise ValueError(
+                f"unknown control(s) {', '.join(unknown)} for {type(self).__name__}; "
+                f"its controls are {', '.join(self.controls)}."
+            )
+        self._batch = True
+        try:
+            for name, value in values.items():
+                control = self.controls[name]
+                if hasattr(control, "min") and not control.min <= value <= control.max:
+                    raise ValueError(
+                        f"{name} must lie in [{control.min}, {control.max}]; got {value}."
+                    )
+                control.value = value
+        finally:
+            self._batch = False
+
+    def _on_change(self, change: dict) -> None:
+        if not self._batch:
+            self.refresh()
+
+    def _configure_canvas(self) -> None:
+        canvas = self.figure.canvas
+        for attribute, value in (("header_visible", False), ("footer_visible", False),
+                                 ("resizable", False), ("toolbar_visible", False)):
+            if hasattr(canvas, attribute):
+                setattr(canvas, attribute, value)
+
+    def _draw_now(self) -> None:
+        canvas = self.figure.canvas
+        if self.figure.get_layout_engine() is not None and self._layout_frozen is False:
+            # Constrained layout costs more than the rest of a redraw; lay the figure out
+            # once, then keep the axes where they are.
+            canvas.draw()
+            self.figure.set_layout_engine("none")
+            self._layout_frozen = True
+        canvas.draw_idle()
+
+    def _schedule(self) -> None:
+        loop = _kernel_loop()
+        if loop is None:
+            self.finish()
+        else:
+            loop.call_later(0.001, self._step)
+
+    def _step(self, reschedule: bool = True) -> None:
+        pending = self._pending
+        if pending is None or self._closed:
+            return
+        try:
+            with threadpool_limits(1):
+                next(pending)
+                self._draw_now()
+        except StopIteration:
+            self._pending = None
+            self._draw_now()
+            return
+        except Exception as exc:
+            self._pending = None
+            self._show_error(exc)
+            if not reschedule:
+                raise
+            return
+        if reschedule and self._pending is pending:
+            self._schedule()
+
+    def _show_error(self, exc: BaseException) -> None:
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        self.errors.append(text)
+        self.error_area.value = (
+            "<pre style='color:#b00020;white-space:pre-wrap;margin:0'>"
+            f"{type(exc).__name__}: {_escape(str(exc))}</pre>"
+        )
+        self.error_area.layout.display = "block"
+        self.status.value = "<span style='color:#b00020'>update failed: see below</span>"
+
+    def _clear_error(self) -> None:
+        if self.error_area.layout.display != "none":
+            self.error_area.value = ""
+            self.error_area.layout.display = "none"
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
