@@ -35,7 +35,9 @@ __all__ = [
     "SparsityBound",
     "lemma13_bound",
     "narayana_moment",
+    "positivity_prediction",
     "positivity_probability",
+    "smallest_n_above",
     "triple_product",
     "triple_product_expectation",
     "triple_product_minimizer",
@@ -378,6 +380,35 @@ def positivity_probability(
         n=sizes.astype(np.int64), probability=successes / counts, lower=lower, upper=upper,
         successes=successes, trials=counts, ratio=ratio, confidence=confidence,
     )
+
+
+def positivity_prediction(n: int | object, mu: float, sigma: float) -> np.ndarray:
+    """Large-n prediction of the same-sign probability: ``Φ(sqrt(θ² − 1))ⁿ``, θ = μ√n/σ.
+
+    ``G/σ = S + (μ/σ)J`` is a Wigner matrix with a rank-one spike of strength θ (relative to
+    the bulk radius 2√n). For θ > 1 the leading eigenvector has overlap ``a² = 1 − 1/θ²``
+    with ``1/√n``, so its entries are roughly ``(a + sqrt(1 − a²) g_i)/√n`` with independent
+    standard normal g_i; all are positive with probability ``Φ(a/sqrt(1−a²))ⁿ``. For θ ≤ 1
+    the eigenvector carries no trace of the mean and the probability vanishes. Not in the
+    paper: a check on its Monte-Carlo statements (Sec. 4.1) that needs no simulation.
+    """
+    sizes = np.asarray(n, dtype=np.float64)
+    mu = check_finite_scalar(mu, "mu")
+    sigma = check_finite_scalar(sigma, "sigma", low=0.0, low_inclusive=False)
+    theta = mu * np.sqrt(sizes) / sigma
+    with np.errstate(invalid="ignore"):
+        z = np.sqrt(np.maximum(theta**2 - 1.0, 0.0))
+    return np.where(theta > 1.0, norm.cdf(z) ** sizes, 0.0)
+
+
+def smallest_n_above(level: float, n: np.ndarray, values: np.ndarray) -> int | None:
+    """Smallest n from which every value (an estimate or a confidence bound) stays above
+    ``level``, or None when the last one does not."""
+    ok = np.asarray(values) > level
+    if not ok[-1]:
+        return None
+    bad = np.flatnonzero(~ok)
+    return int(n[0] if bad.size == 0 else n[bad[-1] + 1])
 
 
 # -- Props. 7–9: why the entries of G are positive on average ----------------------------------

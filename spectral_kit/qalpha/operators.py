@@ -217,7 +217,8 @@ class ShiftedOperator(LinearOperator):
         self.A, self.B, self.lam = A, B, float(lam)
 
     def _matvec(self, v: np.ndarray) -> np.ndarray:
-        return self.A.matvec(v) - self.lam * (self.B @ np.ravel(v))
+        v = np.ravel(v)
+        return np.ravel(self.A.matvec(v)) - self.lam * np.ravel(self.B @ v)
 
     def _matmat(self, V: np.ndarray) -> np.ndarray:
         return self.A.matmat(V) - self.lam * (self.B @ V)

@@ -240,10 +240,10 @@ class Explorer:
         canvas.draw_idle()
 
     def _schedule(self) -> None:
+        # Inside a kernel the refinement continues between messages, so sliders stay live;
+        # without one (scripts, tests) it waits for finish() or the next update().
         loop = _kernel_loop()
-        if loop is None:
-            self.finish()
-        else:
+        if loop is not None:
             loop.call_later(0.001, self._step)
 
     def _step(self, reschedule: bool = True) -> None:
