@@ -29,7 +29,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 
 from .linalg import fix_sign, top_eigenvectors
 from .preprocess import preprocess_rows
-from .qalpha.kernel import upgrade_result
+from .qalpha.engine import extend_result
 from .qalpha.models import StandardModel
 from .qalpha.side import SideInformationModel, SideQAlphaResult
 from .qalpha.standard import BASIC_MAX_SAMPLES, METHOD_CHOICES, SOLVERS, check_k, run_model
@@ -168,7 +168,7 @@ def topographic_map(
             model, k, method=method, init="pca", n_init=1, max_iter=max_iter, tol=tol,
             solver=solver, rng=rng, spectrum="standard", criterion="top",
         )
-        result = upgrade_result(raw, SideQAlphaResult, D=D.copy(), lam=lam, side_scale="alpha")
+        result = extend_result(raw, SideQAlphaResult, D=D.copy(), lam=lam, side_scale="alpha")
         frame = _frame(base.alpha_operator(result.Q, result.alpha), n_frame)
         alphas.append(result.alpha)
         relevance.append(frame[:, 0])

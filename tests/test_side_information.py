@@ -17,6 +17,7 @@ from spectral_kit.datasets.side_information import (
     make_two_structures,
 )
 from spectral_kit.estimators.side_information import QAlphaSideSelector
+from spectral_kit.metrics import balanced_pair_accuracy
 from spectral_kit.plots.side_information import (
     plot_alpha_structures,
     plot_success_rates,
@@ -24,10 +25,7 @@ from spectral_kit.plots.side_information import (
 )
 from spectral_kit.preprocess import preprocess_rows
 from spectral_kit.qalpha.side import SideInformationProblem, side_variances
-from spectral_kit.reproduce.side_information import (
-    balanced_pair_accuracy,
-    uci_side_information,
-)
+from spectral_kit.reproduce.side_information import uci_side_information
 
 
 def cos(a: np.ndarray, b: np.ndarray) -> float:

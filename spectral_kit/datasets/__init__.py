@@ -14,6 +14,13 @@ from .real import (
     load_sonar,
     load_spambase,
 )
+from .side_information import (
+    TopographicData,
+    TwoStructureData,
+    make_hidden_sessions,
+    make_topographic,
+    make_two_structures,
+)
 from .synthetic import (
     SyntheticData,
     make_ben_dor,
@@ -22,13 +29,25 @@ from .synthetic import (
     make_weston_nonlinear,
     permute_columns,
 )
+from .wolf_bileschi import (
+    haar_features,
+    haar_filters,
+    make_permuted_gaussians,
+    make_wolf_bileschi_fig1,
+    make_wolf_bileschi_fig2,
+    make_wolf_bileschi_ideal,
+)
 
 __all__ = [
     "DATA_FILES",
     "RealData",
     "SyntheticData",
+    "TopographicData",
+    "TwoStructureData",
     "data_home",
     "fetch_file",
+    "haar_features",
+    "haar_filters",
     "load_colon",
     "load_dataset",
     "load_dermatology",
@@ -38,8 +57,15 @@ __all__ = [
     "load_sonar",
     "load_spambase",
     "make_ben_dor",
+    "make_hidden_sessions",
     "make_multiclass_clusters",
+    "make_permuted_gaussians",
+    "make_topographic",
+    "make_two_structures",
     "make_weston_linear",
     "make_weston_nonlinear",
+    "make_wolf_bileschi_fig1",
+    "make_wolf_bileschi_fig2",
+    "make_wolf_bileschi_ideal",
     "permute_columns",
 ]

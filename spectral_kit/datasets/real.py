@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..validation import check_choice
+
 __all__ = [
     "DATA_FILES",
     "RealData",
@@ -254,10 +256,14 @@ def load_sonar(*, download: bool = True) -> RealData:
     return RealData(X, y, tuple(f"band{i + 1:02d}" for i in range(60)), names, "sonar")
 
 
-def load_segmentation(*, download: bool = True) -> RealData:
-    """UCI image segmentation, training + test files = 2310 × 19, seven classes."""
+def load_segmentation(*, part: str = "all", download: bool = True) -> RealData:
+    """UCI image segmentation, seven classes: ``part="all"`` is the training and test files
+    together (2310 × 19), ``"train"`` the 210-sample file, ``"test"`` the 2100-sample file."""
+    part = check_choice(part, "part", ("all", "train", "test"))
+    paths = _paths("segmentation", download)
+    paths = {"all": paths, "train": paths[:1], "test": paths[1:]}[part]
     X_parts, raw_parts, header = [], [], ()
-    for path in _paths("segmentation", download):
+    for path in paths:
         for line in path.read_text().splitlines():
             line = line.strip()
             if not line or line.startswith(";"):

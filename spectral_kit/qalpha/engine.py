@@ -14,7 +14,7 @@ previous one; the engine reuses it, so a Ritz iteration costs one α-step, like 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Protocol
 
 import numpy as np
@@ -22,7 +22,7 @@ from scipy.sparse.linalg import LinearOperator
 
 from ..linalg import fix_sign, leading_eigenvector
 
-__all__ = ["AlphaSolver", "QAlphaResult", "alternate", "choose_solver"]
+__all__ = ["AlphaSolver", "QAlphaResult", "alternate", "choose_solver", "extend_result"]
 
 #: Largest number of features for which ``solver="auto"`` forms G explicitly.
 DENSE_MAX_FEATURES = 500
@@ -103,6 +103,11 @@ class QAlphaResult:
         return bool(np.all(self.alpha > 0))
 
 
+def extend_result(result: QAlphaResult, cls: type, **extra: object) -> QAlphaResult:
+    """Copy ``result`` into a :class:`QAlphaResult` subclass that carries extra fields."""
+    return cls(**{f.name: getattr(result, f.name) for f in fields(QAlphaResult)}, **extra)
+
+
 def choose_solver(n_features: int, solver: str) -> str:
     """Resolve ``solver="auto"``: dense G for small n, matrix-free Lanczos otherwise."""
     if solver == "auto":
@@ -130,7 +135,11 @@ class AlphaSolver:
     ) -> tuple[np.ndarray, float]:
         op = self.model.alpha_operator(Q, alpha_prev)
         target = op.dense() if self.solver == "dense" else op
-        pair = leading_eigenvector(target, v0=alpha_prev, tol=self.tol if tol is None else tol)
+        # Models whose operator is a transform of G (side information) warm-start in its
+        # own coordinates.
+        to_u = getattr(self.model, "eigenvector_from_alpha", None)
+        v0 = alpha_prev if to_u is None else to_u(alpha_prev)
+        pair = leading_eigenvector(target, v0=v0, tol=self.tol if tol is None else tol)
         self.n_matvec += pair.n_matvec
         alpha = self.model.alpha_from_eigenvector(pair.vector)
         alpha = fix_sign(alpha / np.linalg.norm(alpha))

@@ -21,7 +21,7 @@ check the result against Q-α run on an explicitly mapped data matrix.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
@@ -36,8 +36,8 @@ from ..validation import (
     check_int,
     check_symmetric,
 )
-from .engine import QAlphaResult
-from .models import _top_by_magnitude
+from .engine import QAlphaResult, extend_result
+from .models import top_by_magnitude
 from .operators import HadamardGramOperator, HadamardTerm
 from .standard import INIT_CHOICES, METHOD_CHOICES, SOLVERS, run_model
 
@@ -203,14 +203,14 @@ class KernelModel:
         """
         s, U = self.spectrum()
         Psi = U * np.sqrt(s)
-        _w, Y = _top_by_magnitude(Psi.T @ (alpha[:, None] * Psi), E.shape[1])
+        _w, Y = top_by_magnitude(Psi.T @ (alpha[:, None] * Psi), E.shape[1])
         return (U / np.sqrt(s)) @ Y
 
     def rayleigh_ritz(self, alpha: np.ndarray, E: np.ndarray) -> np.ndarray:
         """Rotate E to the Ritz vectors of A_α in span(ΦᵀE): ``QᵀA_αQ = (VE)ᵀ D_α (VE)``."""
         P = self.V @ E
         S = P.T @ (alpha[:, None] * P)
-        return E @ _top_by_magnitude(0.5 * (S + S.T), E.shape[1])[1]
+        return E @ top_by_magnitude(0.5 * (S + S.T), E.shape[1])[1]
 
     # -- objective ---------------------------------------------------------------------------
     def objective(self, alpha: np.ndarray, E: np.ndarray) -> float:
@@ -267,12 +267,6 @@ class KernelQAlphaResult(QAlphaResult):
         """The design matrix ``G = V ∘ (VE)(VE)ᵀ`` of the final iteration."""
         P = self.V @ self.Q
         return self.V * (P @ P.T)
-
-
-def upgrade_result(result: QAlphaResult, cls: type, **extra: object) -> QAlphaResult:
-    """Copy a :class:`QAlphaResult` into a subclass carrying extra fields."""
-    base = {f.name: getattr(result, f.name) for f in fields(QAlphaResult)}
-    return cls(**base, **extra)
 
 
 def kernel_q_alpha(
@@ -367,4 +361,4 @@ def kernel_q_alpha(
         spectrum="standard", criterion="top",
     )
     name = "callable" if callable(kernel) else kernel
-    return upgrade_result(result, KernelQAlphaResult, V=V, kernel=name)
+    return extend_result(result, KernelQAlphaResult, V=V, kernel=name)

@@ -20,10 +20,10 @@ from scipy.sparse.linalg import LinearOperator
 from ..linalg import orthonormalize, top_eigenvectors, weighted_gram
 from .operators import HadamardGramOperator, HadamardTerm, LaplacianOperator
 
-__all__ = ["LaplacianModel", "StandardModel"]
+__all__ = ["LaplacianModel", "StandardModel", "pca_start", "top_by_magnitude"]
 
 
-def _top_by_magnitude(S: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def top_by_magnitude(S: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Eigenpairs of symmetric S with the k largest |λ| (they maximise trace(QᵀS²Q))."""
     w, V = np.linalg.eigh(S)
     order = np.argsort(-np.abs(w), kind="stable")[:k]
@@ -85,12 +85,12 @@ class StandardModel:
 
     def eigen_step(self, alpha: np.ndarray, Q: np.ndarray) -> np.ndarray:
         """Q = the k eigenvectors of A_α with largest |λ| (the basic scheme, Sec. 3)."""
-        return _top_by_magnitude(self.affinity(alpha), Q.shape[1])[1]
+        return top_by_magnitude(self.affinity(alpha), Q.shape[1])[1]
 
     def rayleigh_ritz(self, alpha: np.ndarray, Q: np.ndarray) -> np.ndarray:
         """Rotate Q to the Ritz vectors of A_α in span(Q) (Def. 4, steps 6–8)."""
         S = Q.T @ self.affinity_times(alpha, Q)
-        return Q @ _top_by_magnitude(0.5 * (S + S.T), Q.shape[1])[1]
+        return Q @ top_by_magnitude(0.5 * (S + S.T), Q.shape[1])[1]
 
     # -- objective ---------------------------------------------------------------------------
     def objective(self, alpha: np.ndarray, Q: np.ndarray) -> float:

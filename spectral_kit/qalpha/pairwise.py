@@ -27,8 +27,7 @@ from ..validation import (
     check_finite_scalar,
     check_int,
 )
-from .engine import QAlphaResult
-from .kernel import upgrade_result
+from .engine import QAlphaResult, extend_result
 from .models import StandardModel
 from .operators import ShiftedOperator
 from .side import ModelWrapper
@@ -196,7 +195,7 @@ def q_alpha_pairwise(
         solver=solver, rng=as_generator(random_state), spectrum="standard", criterion="top",
     )
     side_energy = float(result.alpha @ B.matvec(result.alpha))
-    return upgrade_result(
+    return extend_result(
         result, PairwiseQAlphaResult, lam=lam, n_pairs=int(idx.shape[0]),
         side_energy=side_energy,
     )

@@ -44,8 +44,7 @@ from ..validation import (
     check_finite_scalar,
     check_int,
 )
-from .engine import QAlphaResult
-from .kernel import upgrade_result
+from .engine import QAlphaResult, extend_result
 from .models import StandardModel
 from .operators import DiagonalScaledOperator
 from .standard import (
@@ -139,6 +138,10 @@ class SideInformationModel(ModelWrapper):
 
     def alpha_from_eigenvector(self, u: np.ndarray) -> np.ndarray:
         return self.scale * self.base.alpha_from_eigenvector(u)
+
+    def eigenvector_from_alpha(self, alpha: np.ndarray) -> np.ndarray:
+        """The operator's eigenvector coordinates of α (``u = α / S``), for warm starts."""
+        return alpha / self.scale
 
     def objective(self, alpha: np.ndarray, Q: np.ndarray) -> float:
         """Eq. 2: ``trace(QᵀA_α²Q) / αᵀ(D + λI)α``."""
@@ -310,7 +313,7 @@ class SideInformationProblem:
             for kind, count, model in runs
         ]
         result = max(results, key=lambda r: r.objective[-1])
-        return upgrade_result(
+        return extend_result(
             result, SideQAlphaResult, D=self.D, lam=lam, side_scale=self.side_scale
         )
 

@@ -56,6 +56,9 @@ def run_model(
 ) -> QAlphaResult:
     """Run the engine on ``model`` from one or several starts and keep the best objective.
 
+    ``init`` is passed to ``model.initial_subspace`` as is, so models may accept kinds of
+    start beyond "pca" and "random" (the side-information wrapper's "warm").
+
     With several starts, each is screened for :data:`SCREEN_ITER` iterations and only the
     best (by objective) is run to convergence -- the same economy as k-means' ``n_init``
     but without paying full runs for starts that are already behind.

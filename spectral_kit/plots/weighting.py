@@ -1,0 +1,292 @@
+"""Plots of variable weighting for PCA/FDA (Wolf & Bileschi 2005).
+
+Each ``plot_*`` function draws onto a given Axes and returns a dict of its artists; the
+matching ``update_*`` function changes those artists in place (``set_offsets``,
+``set_height``, ``set_data``) and rescales the axes, so a widget can redraw at slider speed.
+Inputs are library results or plain arrays; nothing here computes a weighting.
+
+* :func:`plot_cluster_projection` -- samples on two components, coloured by cluster (Fig. 1 b–d);
+* :func:`plot_variable_weights` -- the weight of every feature, relevant ones highlighted
+  (Fig. 2);
+* :func:`plot_spectrum_vs_bulk` -- eigenvalues of the kernel A beside the Wishart bulk edge
+  and the predicted signal eigenvalue (Sec. 2);
+* :func:`plot_detectability` -- the signal θ against the threshold ``1 + √(n₂/q)`` as the
+  number of irrelevant features grows (Sec. 2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+
+__all__ = [
+    "plot_cluster_projection",
+    "plot_detectability",
+    "plot_spectrum_vs_bulk",
+    "plot_variable_weights",
+    "update_cluster_projection",
+    "update_detectability",
+    "update_spectrum_vs_bulk",
+    "update_variable_weights",
+]
+
+#: Colour of relevant features in weight plots; irrelevant ones are grey.
+RELEVANT_COLOR = "tab:red"
+IRRELEVANT_COLOR = "0.6"
+
+
+def _fit_limits(ax: Axes, x: np.ndarray, y: np.ndarray, pad: float = 0.08) -> None:
+    for values, setter in ((x, ax.set_xlim), (y, ax.set_ylim)):
+        finite = np.asarray(values, dtype=float)
+        finite = finite[np.isfinite(finite)]
+        if finite.size == 0:
+            continue
+        lo, hi = float(finite.min()), float(finite.max())
+        span = hi - lo if hi > lo else max(abs(hi), 1.0)
+        setter(lo - pad * span, hi + pad * span)
+
+
+# ------------------------------------------------------------------------- projection
+
+
+def plot_cluster_projection(
+    ax: Axes,
+    embedding: object,
+    labels: object,
+    *,
+    title: str | None = None,
+    cmap: str = "tab10",
+    size: float = 18.0,
+) -> dict[str, Any]:
+    """Samples on their first two components, coloured by cluster (Fig. 1 b–d).
+
+    Parameters
+    ----------
+    ax : Axes
+    embedding : array-like of shape (n_samples, ≥ 2)
+        Coordinates, e.g. :attr:`spectral_kit.weighting.Projection.embedding`; the first
+        two columns are drawn.
+    labels : array-like of shape (n_samples,)
+        Cluster or class of every sample.
+    title : str, optional
+    cmap : str
+        Qualitative colormap for the clusters.
+    size : float
+        Marker area.
+
+    Returns
+    -------
+    dict
+        ``{"points": PathCollection}``.
+    """
+    Z = np.asarray(embedding, dtype=float)
+    if Z.ndim != 2 or Z.shape[1] < 2:
+        raise ValueError(f"embedding must have shape (n_samples, ≥ 2); got {Z.shape}.")
+    codes = np.unique(np.asarray(labels), return_inverse=True)[1]
+    points = ax.scatter(
+        Z[:, 0], Z[:, 1], c=codes, cmap=cmap, vmin=0, vmax=9, s=size, edgecolors="none"
+    )
+    ax.set_xlabel("component 1")
+    ax.set_ylabel("component 2")
+    if title:
+        ax.set_title(title)
+    _fit_limits(ax, Z[:, 0], Z[:, 1])
+    return {"points": points}
+
+
+def update_cluster_projection(
+    artists: dict[str, Any], embedding: object, labels: object | None = None
+) -> None:
+    """Move the points of :func:`plot_cluster_projection`; recolour them if labels are given."""
+    Z = np.asarray(embedding, dtype=float)
+    points = artists["points"]
+    points.set_offsets(Z[:, :2])
+    if labels is not None:
+        points.set_array(np.unique(np.asarray(labels), return_inverse=True)[1].astype(float))
+    _fit_limits(points.axes, Z[:, 0], Z[:, 1])
+
+
+# ------------------------------------------------------------------------ weights
+
+
+def plot_variable_weights(
+    ax: Axes,
+    alpha: object,
+    relevant: object | None = None,
+    *,
+    max_features: int | None = None,
+    title: str | None = None,
+) -> dict[str, Any]:
+    """The weight of every feature as a bar, relevant features highlighted (Fig. 2).
+
+    Parameters
+    ----------
+    ax : Axes
+    alpha : array-like of shape (n_features,)
+        Weights (α of a :class:`~spectral_kit.weighting.WeightingResult`, or |loadings|).
+    relevant : array-like of bool, optional
+        Mask of the truly relevant features, drawn in :data:`RELEVANT_COLOR`.
+    max_features : int, optional
+        Show only the first features (Fig. 2 shows 50 of 203).
+    title : str, optional
+
+    Returns
+    -------
+    dict
+        ``{"bars": BarContainer}``.
+    """
+    a = np.asarray(alpha, dtype=float)
+    shown = a.size if max_features is None else min(int(max_features), a.size)
+    mask = np.zeros(a.size, dtype=bool) if relevant is None else np.asarray(relevant, bool)
+    colors = [RELEVANT_COLOR if m else IRRELEVANT_COLOR for m in mask[:shown]]
+    bars = ax.bar(np.arange(1, shown + 1), a[:shown], width=0.8, color=colors)
+    ax.set_xlabel("feature")
+    ax.set_ylabel("weight")
+    ax.set_xlim(0.3, shown + 0.7)
+    ax.set_ylim(min(0.0, float(a[:shown].min()) * 1.1), max(float(a[:shown].max()) * 1.1, 1e-12))
+    if title:
+        ax.set_title(title)
+    return {"bars": bars}
+
+
+def update_variable_weights(artists: dict[str, Any], alpha: object) -> None:
+    """Set the bar heights of :func:`plot_variable_weights` to new weights."""
+    a = np.asarray(alpha, dtype=float)
+    bars = artists["bars"]
+    shown = a[: len(bars.patches)]
+    for patch, value in zip(bars.patches, shown):
+        patch.set_height(value)
+    ax = bars.patches[0].axes
+    ax.set_ylim(min(0.0, float(shown.min()) * 1.1), max(float(shown.max()) * 1.1, 1e-12))
+
+
+# ------------------------------------------------------------------------ spectrum
+
+
+def plot_spectrum_vs_bulk(
+    ax: Axes, eigenvalues: object, detect: Any, *, bins: int = 30
+) -> dict[str, Any]:
+    """Eigenvalues of the kernel A beside the Wishart bulk edge and the predicted top
+    eigenvalue (Sec. 2).
+
+    Parameters
+    ----------
+    ax : Axes
+    eigenvalues : array-like
+        Eigenvalues of ``A = MᵀM`` (or any sample of them).
+    detect : Detectability
+        From :func:`spectral_kit.weighting.detectability`: supplies the bulk edge
+        ``(1/q)(√n₂ + √q)²``, the paper's signal energy ``θ + n₂/q`` and the predicted top
+        eigenvalue.
+    bins : int
+        Histogram bins.
+
+    Returns
+    -------
+    dict
+        ``{"hist": BarContainer, "edge": Line2D, "energy": Line2D, "top": Line2D}``.
+    """
+    w = np.asarray(eigenvalues, dtype=float)
+    _, _, hist = ax.hist(w, bins=bins, color="0.7", label="eigenvalues of A")
+    edge = ax.axvline(detect.bulk_edge, color="k", ls="--", label="Wishart bulk edge")
+    energy = ax.axvline(
+        detect.signal_energy, color="tab:blue", ls=":", label="θ + n₂/q (paper)"
+    )
+    top = ax.axvline(detect.top_eigenvalue, color=RELEVANT_COLOR, label="predicted top")
+    ax.set_xlabel("eigenvalue")
+    ax.set_ylabel("count")
+    ax.legend(loc="upper right", fontsize="small")
+    return {"hist": hist, "edge": edge, "energy": energy, "top": top}
+
+
+def update_spectrum_vs_bulk(artists: dict[str, Any], eigenvalues: object, detect: Any) -> None:
+    """Redraw the histogram heights (same bins, rescaled range) and move the three lines."""
+    w = np.asarray(eigenvalues, dtype=float)
+    patches = artists["hist"].patches
+    lo = min(float(w.min()), detect.bulk_edge)
+    hi = max(float(w.max()), detect.top_eigenvalue, detect.signal_energy)
+    counts, edges = np.histogram(w, bins=len(patches), range=(lo, hi))
+    for patch, count, left, right in zip(patches, counts, edges[:-1], edges[1:]):
+        patch.set_x(left)
+        patch.set_width(right - left)
+        patch.set_height(count)
+    for key, value in (
+        ("edge", detect.bulk_edge), ("energy", detect.signal_energy),
+        ("top", detect.top_eigenvalue),
+    ):
+        artists[key].set_xdata([value, value])
+    ax = patches[0].axes
+    span = hi - lo if hi > lo else 1.0
+    ax.set_xlim(lo - 0.05 * span, hi + 0.05 * span)
+    ax.set_ylim(0, max(int(counts.max()), 1) * 1.1)
+
+
+# -------------------------------------------------------------------- detectability
+
+
+def plot_detectability(
+    ax: Axes,
+    signal: float,
+    n_samples: int,
+    n_irrelevant: int,
+    *,
+    n_irrelevant_max: int | None = None,
+) -> dict[str, Any]:
+    """Signal θ against the detectability threshold as irrelevant features are added.
+
+    Draws ``1 + √(n₂/q)`` (the phase transition) and the paper's ``1 + 2√(n₂/q)`` over n₂,
+    a horizontal line at θ and a marker at the current n₂: PCA sees the relevant structure
+    while θ is above the solid curve.
+
+    Parameters
+    ----------
+    ax : Axes
+    signal : float
+        θ (see :func:`spectral_kit.weighting.relevant_signal`).
+    n_samples : int
+        q.
+    n_irrelevant : int
+        Current n₂, marked on the curve.
+    n_irrelevant_max : int, optional
+        Right end of the n₂ axis; default ``max(4 n₂, 2 q(θ − 1)²)``.
+
+    Returns
+    -------
+    dict
+        ``{"threshold": Line2D, "paper": Line2D, "signal": Line2D, "current": Line2D}``.
+    """
+    q = float(n_samples)
+    crit = q * max(float(signal) - 1.0, 0.0) ** 2
+    right = n_irrelevant_max or max(4 * int(n_irrelevant), int(2 * crit), 10)
+    n2 = np.linspace(0.0, float(right), 200)
+    (threshold,) = ax.plot(n2, 1 + np.sqrt(n2 / q), color="k", label="1 + √(n₂/q)")
+    (paper,) = ax.plot(
+        n2, 1 + 2 * np.sqrt(n2 / q), color="k", ls="--", label="paper: 1 + 2√(n₂/q)"
+    )
+    sig = ax.axhline(float(signal), color=RELEVANT_COLOR, label="signal θ")
+    (current,) = ax.plot(
+        [n_irrelevant], [1 + np.sqrt(n_irrelevant / q)], "o", color=RELEVANT_COLOR
+    )
+    ax.set_xlabel("irrelevant features n₂")
+    ax.set_ylabel("eigenvalue scale")
+    ax.set_xlim(0, right)
+    ax.set_ylim(0.0, 1.1 * max(float(signal), float(1 + 2 * np.sqrt(right / q))))
+    ax.legend(loc="upper left", fontsize="small")
+    return {"threshold": threshold, "paper": paper, "signal": sig, "current": current}
+
+
+def update_detectability(
+    artists: dict[str, Any], signal: float, n_samples: int, n_irrelevant: int
+) -> None:
+    """Move the θ line and the current-n₂ marker; redraw the curves for a new q."""
+    q = float(n_samples)
+    n2 = artists["threshold"].get_xdata()
+    artists["threshold"].set_ydata(1 + np.sqrt(n2 / q))
+    artists["paper"].set_ydata(1 + 2 * np.sqrt(n2 / q))
+    artists["signal"].set_ydata([signal, signal])
+    artists["current"].set_data([n_irrelevant], [1 + np.sqrt(n_irrelevant / q)])
+    ax = artists["threshold"].axes
+    top = max(float(signal), float(np.max(1 + 2 * np.sqrt(n2 / q))))
+    ax.set_ylim(0.0, 1.1 * top)

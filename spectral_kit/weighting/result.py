@@ -1,0 +1,99 @@
+"""The outcome of a variable weighting (Wolf & Bileschi 2005, Algos. 1–3).
+
+Every weighting returns α, the element-wise *squares* of the per-variable scales (footnote 3:
+the reweighted data are ``M̃ = diag(√α) M``), so α must be non-negative. The leading
+eigenvector an algorithm produces may have a few negative entries -- rarely for Algo. 1,
+never for Algo. 2 (H is entry-wise non-negative, so Perron–Frobenius applies), and often for
+the indefinite H − λG of Algo. 3 -- so :func:`nonnegative_weights` projects it onto the
+non-negative orthant (sets the negative entries to zero, the closest non-negative vector)
+and rescales to unit norm. The result keeps the raw eigenvector and how much was removed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..linalg import fix_sign
+
+__all__ = ["WeightingResult", "nonnegative_weights"]
+
+
+@dataclass(frozen=True)
+class WeightingResult:
+    """A variable weighting α for dimensionality reduction.
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (n_features,)
+        The weights: non-negative, unit L2 norm. Reweight the data by ``√α``.
+    eigenvector : ndarray of shape (n_features,)
+        The leading eigenvector the algorithm produced, unit norm, signed so that its entries
+        sum to a positive number; ``alpha`` is its non-negative part, renormalised.
+    eigenvalue : float
+        Its eigenvalue (``αᵀGα`` of the last Q-α step, ``αᵀHα`` for Algo. 2, the largest
+        algebraic eigenvalue of H − λG for Algo. 3).
+    negative_mass : float
+        Share of the eigenvector's squared norm in negative entries, removed to form
+        ``alpha`` (0 when the eigenvector was already non-negative).
+    algorithm : str
+        ``"q-alpha"`` (Algo. 1), ``"parameter-free"`` (Algo. 2) or ``"supervised"`` (Algo. 3).
+    solver : str
+        ``"dense"`` (the n × n matrix was formed) or ``"matrix-free"``.
+    n_matvec : int
+        Operator applications used by the eigen-solver(s); 0 for a direct LAPACK solve.
+    details : object, optional
+        The underlying run when there is one: the :class:`~spectral_kit.qalpha.QAlphaResult`
+        of Algo. 1 (its ``Q``, ``objective``, ``n_iter``, ``converged``).
+    """
+
+    alpha: np.ndarray
+    eigenvector: np.ndarray
+    eigenvalue: float
+    negative_mass: float
+    algorithm: str
+    solver: str
+    n_matvec: int = 0
+    details: Any = None
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The per-variable scales ``√α`` of ``M̃ = diag(√α) M`` (Sec. 3)."""
+        return np.sqrt(self.alpha)
+
+    @property
+    def ranking(self) -> np.ndarray:
+        """Feature indices sorted by decreasing α."""
+        return np.argsort(-self.alpha, kind="stable")
+
+    def top_features(self, n_select: int) -> np.ndarray:
+        """Indices of the ``n_select`` features with the largest α, in decreasing order."""
+        return self.ranking[:n_select]
+
+
+def nonnegative_weights(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Project a leading eigenvector onto unit-norm non-negative weights.
+
+    Parameters
+    ----------
+    u : ndarray of shape (n,)
+        An eigenvector (any scale or sign).
+
+    Returns
+    -------
+    alpha : ndarray
+        ``max(u, 0) / ‖max(u, 0)‖`` after signing u so that ``Σu > 0``.
+    eigenvector : ndarray
+        u at unit norm with that sign.
+    negative_mass : float
+        ``‖min(u, 0)‖² / ‖u‖²``.
+    """
+    u = fix_sign(np.asarray(u, dtype=np.float64) / np.linalg.norm(u))
+    positive = np.maximum(u, 0.0)
+    norm = float(np.linalg.norm(positive))
+    # fix_sign guarantees Σu > 0 (or a positive largest entry), so some entry is positive.
+    alpha = positive / norm
+    negative_mass = float(np.sum(np.minimum(u, 0.0) ** 2))
+    return alpha, u, negative_mass
