@@ -42,6 +42,7 @@ class PositivityArtists:
     marker: Line2D
     level: Line2D
     label: Text
+    note: Text
 
     def update(
         self,
@@ -58,11 +59,12 @@ class PositivityArtists:
         self.band.set_verts([_band_vertices(np.asarray(n, float), lower, upper)])
         if current_n is not None and current_p is not None:
             self.marker.set_data([current_n], [current_p])
-            self.label.set_position((current_n, current_p))
-            self.label.set_text(f"  n = {current_n}: {current_p:.3f}")
+            self.label.set_text(f"n = {current_n}: P = {current_p:.3f}")
         if title is not None:
-            self.ax.set_title(title, fontsize=10)
-        self.ax.set_xlim(max(1.0, float(np.min(n)) * 0.9), float(np.max(n)) * 1.1)
+            self.note.set_text(title)
+        xlim = (max(1.0, float(np.min(n)) * 0.9), float(np.max(n)) * 1.1)
+        if tuple(np.round(self.ax.get_xlim(), 9)) != tuple(np.round(xlim, 9)):
+            self.ax.set_xlim(*xlim)
 
 
 def plot_positivity_curve(
@@ -93,14 +95,15 @@ def plot_positivity_curve(
     ax.add_collection(band)
     level_line = ax.axhline(level, color="0.4", lw=0.8, ls="--", label=f"{level:g}")
     (marker,) = ax.plot([], [], "o", color=NEGATIVE, ms=7, zorder=5)
-    label = ax.text(0, 0, "", fontsize=9, color=NEGATIVE, va="top")
+    label = ax.text(0.03, 0.5, "", transform=ax.transAxes, fontsize=9, color=NEGATIVE)
+    note = ax.text(0.03, 0.42, "", transform=ax.transAxes, fontsize=9, color="0.3")
     if logx:
         ax.set_xscale("log")
     ax.set_ylim(-0.02, 1.05)
     ax.set_xlabel("n (matrix size)")
     ax.set_ylabel("probability")
     ax.legend(loc="lower right", fontsize=8, frameon=False)
-    artists = PositivityArtists(ax, line, band, marker, level_line, label)
+    artists = PositivityArtists(ax, line, band, marker, level_line, label, note)
     idx = None if current_n is None else np.flatnonzero(result.n == current_n)
     artists.update(
         result.n, result.probability, result.lower, result.upper, current_n=current_n,
@@ -119,14 +122,16 @@ class EigenvectorArtists:
     label: Text
 
     def update(self, v: np.ndarray) -> None:
-        entries = np.sort(np.asarray(v, dtype=float))[::-1]
+        v = np.asarray(v, dtype=float)
+        # √n·v puts every size on one scale: 1 is the uniform vector 1/√n.
+        entries = np.sort(v * np.sqrt(v.size))[::-1]
         x = np.arange(entries.size)
-        self.stems.set_segments(np.stack([np.c_[x, np.zeros_like(entries)], np.c_[x, entries]],
-                                         axis=1))
+        self.stems.set_segments(np.stack([np.c_[x, np.zeros_like(entries)],
+                                          np.c_[x, np.clip(entries, -2.0, 3.0)]], axis=1))
         self.stems.set_color([POSITIVE if e > 0 else NEGATIVE for e in entries])
-        self.ax.set_xlim(-1, max(entries.size, 2))
-        span = max(float(np.abs(entries).max()), 1e-12) * 1.15
-        self.ax.set_ylim(min(-0.1 * span, float(entries.min()) * 1.15), span)
+        self.stems.set_linewidth(max(0.6, min(3.0, 200.0 / max(entries.size, 1))))
+        if self.ax.get_xlim() != (-1.0, float(max(entries.size, 2))):
+            self.ax.set_xlim(-1.0, float(max(entries.size, 2)))
         negatives = int((entries < 0).sum())
         self.label.set_text(
             "all entries same-sign" if negatives in (0, entries.size)
@@ -135,13 +140,16 @@ class EigenvectorArtists:
 
 
 def plot_eigenvector_entries(ax: Axes, v: np.ndarray) -> EigenvectorArtists:
-    """Entries of one leading eigenvector, sorted, coloured by sign."""
+    """Entries of one leading eigenvector, sorted, coloured by sign, scaled by √n so that
+    the uniform vector is at 1 whatever n (values beyond [−2, 3] are clipped)."""
     stems = LineCollection([], lw=2.5)
     ax.add_collection(stems)
     zero = ax.axhline(0, color="0.3", lw=0.8)
+    ax.axhline(1, color="0.6", lw=0.8, ls=":")
     label = ax.text(0.98, 0.95, "", transform=ax.transAxes, ha="right", va="top", fontsize=9)
+    ax.set_ylim(-2.0, 3.0)
     ax.set_xlabel("entry (sorted)")
-    ax.set_ylabel("value")
+    ax.set_ylabel("√n · entry")
     artists = EigenvectorArtists(ax, stems, zero, label)
     artists.update(v)
     return artists

@@ -26,6 +26,7 @@ from typing import Any
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.figure import Figure
 from threadpoolctl import threadpool_limits
 
@@ -62,8 +63,11 @@ class Explorer:
     controls : dict of str → ipywidgets widget
     figure : matplotlib Figure
     latencies : list of float
-        Seconds from a control change to the updated artists being drawn (first response;
-        progressive refinements are not included).
+        Seconds from a control change to the figure redrawn with the new artists (first
+        response; progressive refinements are not included).
+    update_latencies : list of float
+        Seconds from a control change to the artists updated (computation included, the
+        redraw excluded).
     errors : list of str
         Tracebacks of failed updates (also shown in red below the figure).
     """
@@ -76,7 +80,11 @@ class Explorer:
     def __init__(self, **values: Any):
         self.controls: dict[str, widgets.Widget] = self._build_controls()
         self.latencies: list[float] = []
+        self.update_latencies: list[float] = []
         self.errors: list[str] = []
+        self._animated: list = []
+        self._background = None
+        self._frame_key: tuple | None = None
         self._pending: Iterator | None = None
         self._closed = False
         self._batch = False
@@ -129,6 +137,7 @@ class Explorer:
         try:
             with threadpool_limits(1):
                 pending = self._render(self.values)
+                self.update_latencies.append(time.perf_counter() - start)
                 self._draw_now()
             self.latencies.append(time.perf_counter() - start)
             self._clear_error()
@@ -169,7 +178,13 @@ class Explorer:
     def snapshot(self) -> bytes:
         """The current figure as PNG bytes."""
         buffer = io.BytesIO()
-        self.figure.savefig(buffer, format="png", dpi=FIGURE_DPI)
+        for artist in self._animated:  # savefig skips animated artists otherwise
+            artist.set_animated(False)
+        try:
+            self.figure.savefig(buffer, format="png", dpi=FIGURE_DPI)
+        finally:
+            for artist in self._animated:
+                artist.set_animated(True)
         return buffer.getvalue()
 
     @property
@@ -229,15 +244,49 @@ class Explorer:
             if hasattr(canvas, attribute):
                 setattr(canvas, attribute, value)
 
+    def animate(self, *artists: Any) -> None:
+        """Declare artists that change on slider moves (called from ``_draw``).
+
+        They are drawn over a cached background of everything else (blitting) as long as no
+        axes changed limits, scale or labels, which keeps a redraw to a fraction of a full
+        one: text layout dominates matplotlib's redraw time.
+        """
+        for artist in artists:
+            artist.set_animated(True)
+            self._animated.append(artist)
+
+    def _frame(self) -> tuple:
+        """What the cached background depends on: every axes' limits, scales and labels."""
+        return tuple(
+            (tuple(np.round(ax.viewLim.bounds, 12)), ax.get_xscale(), ax.get_yscale(),
+             ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), ax.get_visible())
+            for ax in self.figure.axes
+        )
+
     def _draw_now(self) -> None:
         canvas = self.figure.canvas
-        if self.figure.get_layout_engine() is not None and self._layout_frozen is False:
-            # Constrained layout costs more than the rest of a redraw; lay the figure out
-            # once, then keep the axes where they are.
-            canvas.draw()
-            self.figure.set_layout_engine("none")
+        if not self._layout_frozen:
+            if self.figure.get_layout_engine() is not None:
+                # Constrained layout costs more than the rest of a redraw; lay the figure
+                # out once, then keep the axes where they are.
+                canvas.draw()
+                self.figure.set_layout_engine("none")
             self._layout_frozen = True
-        canvas.draw_idle()
+        if not self._animated:
+            canvas.draw_idle()
+            return
+        frame = self._frame()
+        if self._background is None or frame != self._frame_key:
+            # Animated artists are skipped by a full draw: it renders the background only.
+            canvas.draw()
+            self._background = canvas.copy_from_bbox(self.figure.bbox)
+            self._frame_key = frame
+        else:
+            canvas.restore_region(self._background)
+        for artist in self._animated:
+            if artist.get_visible():
+                self.figure.draw_artist(artist)
+        canvas.blit(self.figure.bbox)
 
     def _schedule(self) -> None:
         # Inside a kernel the refinement continues between messages, so sliders stay live;

@@ -68,6 +68,8 @@ class PositivityExplorer(Explorer):
         self.curve = plot_positivity_curve(ax_curve, empty)
         self.vector = plot_eigenvector_entries(ax_vec, np.ones(2))
         ax_vec.set_title("one sampled leading eigenvector", fontsize=10)
+        self.animate(self.curve.line, self.curve.band, self.curve.marker, self.curve.label,
+                     self.curve.note, self.vector.stems, self.vector.label)
 
     def _render(self, values: dict[str, Any]) -> Iterator | None:
         n, mu, sigma, trials = (int(values["n"]), float(values["mu"]), float(values["sigma"]),

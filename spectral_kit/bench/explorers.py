@@ -1,0 +1,94 @@
+"""Explorer latency: slider change → artists updated and drawn, p50 and p95 per explorer.
+
+Headless (Agg backend), one BLAS thread, default settings: each slider of each explorer is
+swept across its range and every move is timed by the explorer itself (computation, artist
+update and the Agg redraw — what ipympl sends to the browser). The reference "baseline" is
+the redraw of a one-line figure of the same size in the same process: the floor set by
+matplotlib on this machine.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import numpy as np
+
+from ._core import BenchResult, benchmark
+
+__all__ = ["EXPLORERS", "measure", "run"]
+
+#: Explorers to measure (module, class); those not present in this build are skipped.
+EXPLORERS = (
+    ("spectral_kit.widgets.positivity", "PositivityExplorer"),
+    ("spectral_kit.widgets.sparsity_gap", "SparsityGapExplorer"),
+    ("spectral_kit.widgets.interlacing", "InterlacingExplorer"),
+    ("spectral_kit.widgets.stability", "StabilityExplorer"),
+    ("spectral_kit.widgets.detectability", "DetectabilityExplorer"),
+)
+
+
+def _values(control, count: int) -> list:
+    if hasattr(control, "base"):
+        return [float(control.base**e) for e in np.linspace(control.min, control.max, count)]
+    return [type(control.value)(v) for v in np.linspace(control.min, control.max, count)]
+
+
+def measure(explorer, *, count: int = 8) -> np.ndarray:
+    """Sweep every slider of ``explorer`` (``count`` values each, back to the start) and
+    return the latencies of those moves in seconds."""
+    explorer.latencies.clear()
+    for name, control in explorer.controls.items():
+        start = control.value
+        for value in [*_values(control, count), start]:
+            explorer.update(**{name: value})
+    return np.asarray(explorer.latencies)
+
+
+def _reference_draw(figsize: tuple[float, float]) -> float:
+    import time
+
+    import matplotlib.pyplot as plt
+
+    with plt.ioff():
+        fig, ax = plt.subplots(figsize=figsize, dpi=80)
+    ax.plot([0, 1], [0, 1])
+    fig.canvas.draw()
+    times = []
+    for _ in range(15):
+        start = time.perf_counter()
+        fig.canvas.draw()
+        times.append(time.perf_counter() - start)
+    plt.close(fig)
+    return float(np.median(times))
+
+
+@benchmark("explorers")
+def run(quick: bool = False) -> list[BenchResult]:
+    """p50/p95 latency of every explorer over full slider sweeps."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    from threadpoolctl import threadpool_limits
+
+    results = []
+    with threadpool_limits(1):
+        for module_name, class_name in EXPLORERS:
+            try:
+                cls = getattr(importlib.import_module(module_name), class_name)
+            except (ImportError, AttributeError):
+                continue
+            explorer = cls()
+            try:
+                lat = measure(explorer, count=4 if quick else 8)
+            finally:
+                explorer.close()
+            reference = _reference_draw(cls.figsize)
+            results.append(
+                BenchResult(
+                    f"{class_name}: slider → redrawn, p95 of {lat.size} moves",
+                    float(np.percentile(lat, 95)), "one-line figure redraw", reference,
+                    goal="p95 < 0.1 s",
+                    extra={"p50 [s]": round(float(np.median(lat)), 4),
+                           "max [s]": round(float(lat.max()), 4)},
+                )
+            )
+    return results
