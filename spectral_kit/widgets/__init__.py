@@ -14,6 +14,8 @@ from .controls import SLIDERS, SliderSpec, make_slider
 
 __all__ = [
     "SLIDERS",
+    "Dashboard",
+    "DetectabilityExplorer",
     "Explorer",
     "InterlacingExplorer",
     "PositivityExplorer",
@@ -24,6 +26,8 @@ __all__ = [
 ]
 
 _LAZY = {
+    "Dashboard": ".dashboard",
+    "DetectabilityExplorer": ".detectability",
     "PositivityExplorer": ".positivity",
     "SparsityGapExplorer": ".sparsity_gap",
     "InterlacingExplorer": ".interlacing",
