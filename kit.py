@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -74,8 +75,31 @@ def lab(extra: list[str]) -> int:
     return subprocess.call([str(python), "-m", "spectral_kit.cli", "lab", *extra])
 
 
+def ensure_chromium() -> None:
+    """The browser tests drive the system Chromium (no browser is ever downloaded).
+
+    On Debian/Ubuntu as root it is installed with apt; otherwise the command to run is printed
+    and the browser tests report the missing browser.
+    """
+    if any(shutil.which(name) for name in ("chromium", "chromium-browser")):
+        return
+    apt = shutil.which("apt-get")
+    if apt and hasattr(os, "geteuid") and os.geteuid() == 0:
+        print("Installing Chromium for the browser tests (Debian package) ...", flush=True)
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run([apt, "update", "-qq"], check=False, env=env)
+        subprocess.run([apt, "install", "-y", "-qq", "--no-install-recommends", "chromium",
+                        "fonts-dejavu-core"], check=False, env=env)
+    if not any(shutil.which(name) for name in ("chromium", "chromium-browser")):
+        print("Chromium is not installed: the browser tests will fail. Install it with "
+              "`sudo apt install chromium` (Debian/Ubuntu) or set SPECTRAL_KIT_CHROMIUM to a "
+              "Chromium executable.", flush=True)
+
+
 def test(extra: list[str]) -> int:
     python = ensure_environment()
+    if not os.environ.get("SPECTRAL_KIT_CHROMIUM"):
+        ensure_chromium()
     env = dict(os.environ)
     # Many small eigenproblems in parallel test processes: one BLAS thread each.
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -83,8 +107,9 @@ def test(extra: list[str]) -> int:
     env.setdefault("MPLBACKEND", "Agg")
     bindir = python.parent
     _run([bindir / "ruff", "check", ROOT], cwd=ROOT)
-    cmd = [python, "-m", "pytest", "--nbval-lax", "-n", "auto", "--dist", "loadscope",
-           "--nbval-sanitize-with", ROOT / "notebooks" / "sanitize.cfg", *extra]
+    cmd = [python, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-n", "auto",
+           "--dist", "loadscope", "--nbval-sanitize-with", ROOT / "notebooks" / "sanitize.cfg",
+           *extra]
     print("+", " ".join(str(c) for c in cmd), flush=True)
     return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=env)
 
