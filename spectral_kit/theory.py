@@ -111,7 +111,7 @@ def wishart_top_eigenvalue_as_printed(n2: int, q: int) -> float:
 BLOCK = 25
 #: Largest n whose eigendecompositions are cached (the cache is also bounded in bytes).
 CACHE_MAX_N = 160
-_CACHE_BYTES = 160 * 2**20
+_CACHE_BYTES = 64 * 2**20
 
 
 @dataclass(frozen=True)
