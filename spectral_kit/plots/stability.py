@@ -17,16 +17,22 @@ from matplotlib.container import BarContainer
 from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
+
+from ..stability.interlacing import lemma1_distance_bound
+from ..validation import check_int
 
 __all__ = [
     "BootstrapHistogramArtists",
     "EigengapArtists",
     "IntervalWidthArtists",
+    "PerturbationArtists",
     "StewartArtists",
     "TrajectoryArtists",
     "plot_bootstrap_histogram",
     "plot_eigengaps",
     "plot_interval_widths",
+    "plot_perturbation_distances",
     "plot_sbs_trajectory",
     "plot_stewart_bound",
 ]
@@ -93,6 +99,7 @@ def plot_eigengaps(
     line = ax.axhline(threshold, color=THRESHOLD_COLOR, linestyle="--", label="4·λ₁(E)")
     ax.set_xlabel("k")
     ax.set_ylabel("eigengap λₖ − λₖ₊₁")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(loc="upper right")
     artists = EigengapArtists(ax, list(bars.patches), line)
     artists.update(eigenvalues, threshold, stable_ks)
@@ -281,3 +288,101 @@ def plot_bootstrap_histogram(
     ax.set_ylabel("resamples")
     ax.legend(loc="upper left")
     return BootstrapHistogramArtists(ax, bars, est, low, high, edges)
+
+
+@dataclass(frozen=True)
+class PerturbationArtists:
+    """Per resample ‖A*_b − A‖₂ against the distance moved, Stewart's curve and ‖E‖₂."""
+
+    ax: Axes
+    points: PathCollection
+    curve: Line2D
+    limit: Line2D
+    norm_E: Line2D
+    stewart_E: Line2D
+
+    def update(
+        self, perturbation_norms: Any, distances: Any, eigenvalues: Any, k: int,
+        norm_E: float, stewart_E: float | None = None,
+    ) -> None:
+        """Redraw for new resamples, spectrum, k or ‖E‖₂ (artists changed in place)."""
+        norms, dist = _perturbation_arrays(perturbation_norms, distances)
+        eps, bound, quarter = _stewart_curve(eigenvalues, k)
+        self.points.set_offsets(np.column_stack([norms, dist]))
+        self.curve.set_data(eps, bound)
+        self.limit.set_xdata([quarter, quarter])
+        self.norm_E.set_xdata([norm_E, norm_E])
+        if stewart_E is None:
+            self.stewart_E.set_data([], [])
+        else:
+            self.stewart_E.set_data([norm_E], [min(float(stewart_E), 1.0)])
+        right = max(float(norms.max(initial=0.0)), float(norm_E), quarter)
+        self.ax.set_xlim(0.0, 1.08 * right if right > 0 else 1.0)
+
+
+def _perturbation_arrays(norms: Any, distances: Any) -> tuple[np.ndarray, np.ndarray]:
+    n = np.asarray(norms, dtype=float).ravel()
+    d = np.asarray(distances, dtype=float).ravel()
+    if n.size != d.size:
+        raise ValueError(
+            "perturbation_norms and distances must have one value per resample; got "
+            f"{n.size} and {d.size}."
+        )
+    return n, d
+
+
+def _stewart_curve(eigenvalues: Any, k: int, points: int = 48) -> tuple[np.ndarray, ...]:
+    """ε ↦ 2ε/(λ_k − λ_{k+1} − 2ε) on [0, gap/4), closed by the trivial value 1 at gap/4."""
+    lam = _descending(eigenvalues)
+    k = check_int(k, "k", low=1, high=lam.size - 1)
+    quarter = max(float(lam[k - 1] - lam[k]), 0.0) / 4
+    if quarter == 0.0:
+        return np.empty(0), np.empty(0), 0.0
+    eps = quarter * np.linspace(0.0, 1.0, points)[:-1]
+    bound = [lemma1_distance_bound(lam, e, k) for e in eps]
+    return np.append(eps, quarter), np.append(np.array(bound, dtype=float), 1.0), quarter
+
+
+def plot_perturbation_distances(
+    ax: Axes, perturbation_norms: Any, distances: Any, eigenvalues: Any, k: int,
+    norm_E: float, stewart_E: float | None = None,
+) -> PerturbationArtists:
+    """Stewart's theorem at one k, as a function of the size of the perturbation.
+
+    For every perturbation F with ``‖F‖₂ = ε < (λ_k − λ_{k+1})/4`` the top-k eigenvector
+    space moves by at most ``2ε/(λ_k − λ_{k+1} − 2ε)`` (Theorem 1 with the estimates of the
+    proof of Lemma 1; :func:`~spectral_kit.stability.lemma1_distance_bound`). Each bootstrap
+    resample is a point (‖A*_b − A‖₂, distance moved), and every point left of the dotted
+    line ε = gap/4 lies under the curve. The dashed line is ``‖E‖₂ = λ₁(E)`` from the
+    confidence intervals: k is stable (Lemma 1) exactly when it lies left of the dotted line.
+
+    Parameters
+    ----------
+    ax : Axes
+    perturbation_norms : array-like of shape (B,)
+        ``‖A*_b − A‖₂`` of each resample.
+    distances : array-like of shape (B,)
+        ``dist(range V₁, range V₁*)`` of the top-k spaces of A and A*_b.
+    eigenvalues : array-like
+        Eigenvalues of A (any order).
+    k : int
+        Dimension of the eigenvector space, 1 ≤ k < len(eigenvalues).
+    norm_E : float
+        ``‖E‖₂``.
+    stewart_E : float, optional
+        Theorem 1's bound ``2‖E₂₁‖/δ`` for A + E itself, drawn as a star at ε = ‖E‖₂.
+    """
+    norms, dist = _perturbation_arrays(perturbation_norms, distances)
+    points = ax.scatter(norms, dist, s=6, alpha=0.35, color="tab:blue", label="resamples")
+    (curve,) = ax.plot([], [], "-", color=THRESHOLD_COLOR,
+                       label="bound 2ε/(gap − 2ε), ‖F‖₂ ≤ ε")
+    limit = ax.axvline(0.0, color=THRESHOLD_COLOR, linestyle=":", label="ε = gap/4")
+    line_E = ax.axvline(0.0, color="black", linestyle="--", label="‖E‖₂ = λ₁(E)")
+    (star,) = ax.plot([], [], "*", color="black", markersize=11, label="A + E (Theorem 1)")
+    ax.set_xlabel("size of the perturbation ε = ‖A*_b − A‖₂")
+    ax.set_ylabel("distance of top-k spaces")
+    ax.set_ylim(0.0, 1.05)
+    ax.legend(loc="upper right", fontsize="small")
+    artists = PerturbationArtists(ax, points, curve, limit, line_E, star)
+    artists.update(norms, dist, eigenvalues, k, norm_E, stewart_E)
+    return artists

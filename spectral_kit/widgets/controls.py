@@ -57,7 +57,7 @@ SLIDERS: dict[str, SliderSpec] = {
                          costly=True),
     "n_irrelevant": SliderSpec("irrelevant", "number of irrelevant features", "int", 0, 300,
                                10, 120, costly=True),
-    "n_samples": SliderSpec("samples", "number of samples", "int", 10, 500, 10, 60,
+    "n_samples": SliderSpec("samples", "number of samples", "int", 10, 2000, 10, 60,
                             costly=True),
     "confidence": SliderSpec("confidence", "coverage of the intervals", "float", 0.5, 0.99,
                              0.01, 0.9, costly=True),
