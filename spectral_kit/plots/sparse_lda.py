@@ -1,0 +1,330 @@
+"""Plots of sparse LDA (Moghaddam, Weiss & Avidan 2006): bounds, paths, optimality, error.
+
+Every ``plot_*`` function draws onto a given Axes and returns a dict of its artists; the
+matching ``update_*`` function changes those artists in place (``set_data``, ``set_segments``,
+``set_xy``) and rescales the axes, so a widget can redraw at slider speed without clearing the
+figure. Inputs are library results or plain arrays; nothing here computes eigenvalues.
+
+Method styles follow the paper's figures: ST blue squares, GSLDA red diamonds, ESLDA black
+circles, Pearson correlation green stars.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection
+from matplotlib.lines import Line2D
+from matplotlib.patches import Polygon
+
+__all__ = [
+    "METHOD_STYLES",
+    "plot_error_vs_k",
+    "plot_interlacing",
+    "plot_lambda_vs_k",
+    "plot_optimality_ratio",
+    "update_error_vs_k",
+    "update_interlacing",
+    "update_lambda_vs_k",
+    "update_optimality_ratio",
+]
+
+#: Colour and marker of each method, as in the paper's Figs. 1–4.
+METHOD_STYLES: dict[str, dict[str, Any]] = {
+    "ST": {"color": "tab:blue", "marker": "s"},
+    "GSLDA": {"color": "tab:red", "marker": "D"},
+    "ESLDA": {"color": "black", "marker": "o"},
+    "Pearson": {"color": "tab:green", "marker": "*"},
+    "forward": {"color": "tab:orange", "marker": ">"},
+    "backward": {"color": "tab:purple", "marker": "<"},
+    "exhaustive": {"color": "black", "marker": "o"},
+}
+
+
+def _style(name: str, index: int) -> dict[str, Any]:
+    default = {"color": f"C{index % 10}", "marker": "."}
+    return {**default, **METHOD_STYLES.get(name, {})}
+
+
+def _limits(values: list[np.ndarray], pad: float = 0.05) -> tuple[float, float]:
+    finite = np.concatenate([np.ravel(v)[np.isfinite(np.ravel(v))] for v in values] or [[0.0]])
+    if finite.size == 0:
+        return 0.0, 1.0
+    lo, hi = float(finite.min()), float(finite.max())
+    span = hi - lo if hi > lo else max(abs(hi), 1.0)
+    return lo - pad * span, hi + pad * span
+
+
+def _band_xy(x: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """Vertices of the polygon between two curves over x (for ``Polygon.set_xy``)."""
+    x = np.asarray(x, dtype=float)
+    return np.column_stack(
+        [np.concatenate([x, x[::-1]]), np.concatenate([lower, np.asarray(upper)[::-1]])]
+    )
+
+
+def _as_array(values: Any, size: int) -> np.ndarray:
+    arr = np.asarray(values, dtype=float)
+    return np.full(size, float(arr)) if arr.ndim == 0 else arr
+
+
+# --------------------------------------------------------------------------- interlacing
+
+
+def plot_interlacing(ax: Axes, interlacing: Any) -> dict[str, Any]:
+    """The generalized spectrum of (A, B) and each sub-eigenvalue inside its bracket (Thm. 1).
+
+    Column 0 shows λ_1(A, B) ≤ … ≤ λ_n(A, B); column i = 1, …, k shows λ_i(A_S, B_S) (a dot)
+    on the segment [λ_i(A, B), λ_{i+n−k}(A, B)] of Eq. 7. The top bracket, i = k, is Eq. 8.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    interlacing : Interlacing
+        From :func:`spectral_kit.sparse_lda.interlacing`.
+
+    Returns
+    -------
+    dict
+        ``"ax"``, ``"spectrum"`` (Line2D), ``"brackets"`` (LineCollection), ``"sub"`` (Line2D),
+        ``"top"`` (Line2D marking λ_max(A_S, B_S)).
+    """
+    artists = {
+        "ax": ax,
+        "spectrum": ax.plot([], [], linestyle="none", marker="_", markersize=14,
+                            color="0.35", label="λ_i(A, B)")[0],
+        "brackets": LineCollection([], colors="tab:blue", linewidths=2.0, alpha=0.45,
+                                   label="bracket [λ_i, λ_{i+n−k}]"),
+        "sub": ax.plot([], [], linestyle="none", marker="o", color="tab:blue",
+                       label="λ_i(A_S, B_S)")[0],
+        "top": ax.plot([], [], linestyle="none", marker="D", markersize=8, color="tab:red",
+                       label="λ_max(A_S, B_S)")[0],
+    }
+    ax.add_collection(artists["brackets"])
+    ax.set_xlabel("eigenvalue index i (0: the full pair)")
+    ax.set_ylabel("generalized eigenvalue")
+    ax.legend(loc="upper left", fontsize="small")
+    update_interlacing(artists, interlacing)
+    return artists
+
+
+def update_interlacing(artists: Mapping[str, Any], interlacing: Any) -> None:
+    """Redraw :func:`plot_interlacing` for a new (A, B) or support, in place."""
+    spectrum = np.asarray(interlacing.spectrum, dtype=float)
+    sub = np.asarray(interlacing.sub, dtype=float)
+    lower = np.asarray(interlacing.lower, dtype=float)
+    upper = np.asarray(interlacing.upper, dtype=float)
+    k = sub.size
+    idx = np.arange(1, k + 1)
+    artists["spectrum"].set_data(np.zeros(spectrum.size), spectrum)
+    artists["brackets"].set_segments([np.array([[i, lo], [i, hi]])
+                                      for i, lo, hi in zip(idx, lower, upper)])
+    artists["sub"].set_data(idx, sub)
+    artists["top"].set_data([k], [sub[-1]])
+    ax = artists["ax"]
+    ax.set_xlim(-0.7, k + 0.7)
+    ax.set_ylim(*_limits([spectrum, sub]))
+
+
+# --------------------------------------------------------------------------- λ_max vs k
+
+
+def plot_lambda_vs_k(
+    ax: Axes,
+    ks: Any,
+    curves: Mapping[str, Any],
+    lower: Any,
+    upper: Any,
+) -> dict[str, Any]:
+    """λ_max(A_S, B_S) against k for several methods, inside the band of Eq. 8.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    ks : array-like of int
+        Cardinalities.
+    curves : mapping of str to array-like
+        Method name → value at each k (e.g. ``{"ST": ..., "GSLDA": ..., "ESLDA": ...}``).
+    lower : array-like
+        λ_k(A, B) at each k (the lower bound of Eq. 8).
+    upper : float or array-like
+        λ_n(A, B) (the upper bound, the same for every k).
+
+    Returns
+    -------
+    dict
+        ``"ax"``, ``"band"`` (Polygon), ``"lower"``, ``"upper"`` (Line2D) and ``"curves"``
+        (name → Line2D).
+    """
+    artists: dict[str, Any] = {
+        "ax": ax,
+        "band": ax.add_patch(Polygon(np.zeros((1, 2)), closed=True, facecolor="0.85",
+                                     edgecolor="none", label="inclusion bounds (Eq. 8)")),
+        "lower": ax.plot([], [], color="0.45", linestyle="--", linewidth=1)[0],
+        "upper": ax.plot([], [], color="0.45", linestyle="--", linewidth=1)[0],
+        "curves": {},
+    }
+    ax.set_xlabel("cardinality k")
+    ax.set_ylabel("λ_max(A_k, B_k)")
+    update_lambda_vs_k(artists, ks, curves, lower, upper)
+    ax.legend(loc="lower right", fontsize="small")
+    return artists
+
+
+def update_lambda_vs_k(
+    artists: dict[str, Any], ks: Any, curves: Mapping[str, Any], lower: Any, upper: Any
+) -> None:
+    """Redraw :func:`plot_lambda_vs_k` in place (new curves get new lines; absent ones hide)."""
+    ks = np.asarray(ks, dtype=float)
+    lower = _as_array(lower, ks.size)
+    upper = _as_array(upper, ks.size)
+    artists["band"].set_xy(_band_xy(ks, lower, upper))
+    artists["lower"].set_data(ks, lower)
+    artists["upper"].set_data(ks, upper)
+    ax = artists["ax"]
+    _update_curves(ax, artists["curves"], ks, curves)
+    ax.set_xlim(ks.min() - 0.5, ks.max() + 0.5)
+    ax.set_ylim(*_limits([lower, upper, *[np.asarray(v, float) for v in curves.values()]]))
+
+
+def _update_curves(
+    ax: Axes, lines: dict[str, Line2D], ks: np.ndarray, curves: Mapping[str, Any]
+) -> None:
+    for i, (name, values) in enumerate(curves.items()):
+        if name not in lines:
+            lines[name] = ax.plot([], [], label=name, markersize=5, linewidth=1.3,
+                                  **_style(name, i))[0]
+        lines[name].set_data(ks, np.asarray(values, dtype=float))
+        lines[name].set_visible(True)
+    for name, line in lines.items():
+        if name not in curves:
+            line.set_visible(False)
+
+
+# --------------------------------------------------------------------------- optimality ratio
+
+
+def plot_optimality_ratio(
+    ax: Axes, ks: Any, ratios: Mapping[str, Any], *, reference: float | None = 0.9
+) -> dict[str, Any]:
+    """Mean captured-to-optimal Rayleigh quotient against k (Fig. 1b).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    ks : array-like of int
+    ratios : mapping of str to array-like
+        Method name → mean of value / optimal value at each k.
+    reference : float or None
+        Horizontal reference line (the paper: GSLDA ≥ 0.90 at every k).
+
+    Returns
+    -------
+    dict
+        ``"ax"``, ``"curves"`` (name → Line2D) and ``"reference"`` (Line2D or None).
+    """
+    artists: dict[str, Any] = {"ax": ax, "curves": {}, "reference": None}
+    if reference is not None:
+        artists["reference"] = ax.axhline(reference, color="0.5", linestyle=":", linewidth=1,
+                                          label=f"{reference:g}")
+    ax.set_xlabel("cardinality k")
+    ax.set_ylabel("optimality ratio")
+    update_optimality_ratio(artists, ks, ratios)
+    ax.legend(loc="lower left", fontsize="small")
+    return artists
+
+
+def update_optimality_ratio(artists: dict[str, Any], ks: Any, ratios: Mapping[str, Any]) -> None:
+    """Redraw :func:`plot_optimality_ratio` in place."""
+    ks = np.asarray(ks, dtype=float)
+    ax = artists["ax"]
+    _update_curves(ax, artists["curves"], ks, ratios)
+    lo, _ = _limits([np.asarray(v, float) for v in ratios.values()])
+    ax.set_xlim(ks.min() - 0.5, ks.max() + 0.5)
+    ax.set_ylim(min(lo, 0.85), 1.02)
+
+
+# --------------------------------------------------------------------------- error vs k
+
+
+def plot_error_vs_k(
+    ax: Axes,
+    ks: Any,
+    errors: Mapping[str, Any],
+    spread: Mapping[str, Any] | None = None,
+    *,
+    published: Mapping[str, tuple[Any, Any]] | None = None,
+) -> dict[str, Any]:
+    """Test error against cardinality for several selection methods (Figs. 2–4).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    ks : array-like of int
+    errors : mapping of str to array-like
+        Method name → mean error at each k.
+    spread : mapping of str to array-like, optional
+        Method name → half-width of a shaded band (e.g. the standard deviation over CV runs).
+    published : mapping of str to (ks, values), optional
+        Published points drawn as open markers beside ours.
+
+    Returns
+    -------
+    dict
+        ``"ax"``, ``"curves"`` (name → Line2D), ``"bands"`` (name → Polygon), ``"published"``
+        (name → Line2D).
+    """
+    artists: dict[str, Any] = {"ax": ax, "curves": {}, "bands": {}, "published": {}}
+    ax.set_xlabel("cardinality k")
+    ax.set_ylabel("test error")
+    update_error_vs_k(artists, ks, errors, spread, published=published)
+    ax.legend(loc="upper right", fontsize="small")
+    return artists
+
+
+def update_error_vs_k(
+    artists: dict[str, Any],
+    ks: Any,
+    errors: Mapping[str, Any],
+    spread: Mapping[str, Any] | None = None,
+    *,
+    published: Mapping[str, tuple[Any, Any]] | None = None,
+) -> None:
+    """Redraw :func:`plot_error_vs_k` in place."""
+    ax = artists["ax"]
+    ks = np.asarray(ks, dtype=float)
+    _update_curves(ax, artists["curves"], ks, errors)
+    spread = spread or {}
+    for i, (name, values) in enumerate(errors.items()):
+        if name not in spread:
+            if name in artists["bands"]:
+                artists["bands"][name].set_visible(False)
+            continue
+        mean = np.asarray(values, dtype=float)
+        half = np.asarray(spread[name], dtype=float)
+        if name not in artists["bands"]:
+            color = _style(name, i)["color"]
+            artists["bands"][name] = ax.add_patch(
+                Polygon(np.zeros((1, 2)), closed=True, facecolor=color, alpha=0.15,
+                        edgecolor="none")
+            )
+        artists["bands"][name].set_xy(_band_xy(ks, mean - half, mean + half))
+        artists["bands"][name].set_visible(True)
+    for i, (name, (pk, pv)) in enumerate((published or {}).items()):
+        if name not in artists["published"]:
+            style = _style(name, i)
+            artists["published"][name] = ax.plot(
+                [], [], linestyle="none", marker=style["marker"], markerfacecolor="none",
+                color=style["color"], markersize=9, label=f"{name} (published)"
+            )[0]
+        artists["published"][name].set_data(np.asarray(pk, float), np.asarray(pv, float))
+    values = [np.asarray(v, float) for v in errors.values()]
+    values += [np.asarray(v, float) + np.asarray(s, float) for s, v in
+               ((spread[n], errors[n]) for n in errors if n in spread)]
+    values += [np.asarray(pv, float) for _, pv in (published or {}).values()]
+    ax.set_xlim(ks.min() - 0.5, ks.max() + 0.5)
+    _, hi = _limits(values)
+    ax.set_ylim(0.0, max(hi, 0.05))
