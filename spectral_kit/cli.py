@@ -39,6 +39,9 @@ def _lab(args: argparse.Namespace) -> int:
         cmd.append(str(start))
     if args.no_browser:
         cmd.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in args.extra:
+        # Containers (and CI machines) often run as root, which JupyterLab refuses by default.
+        cmd.append("--allow-root")
     cmd.extend(args.extra)
     print("Opening JupyterLab on", root, flush=True)
     return subprocess.call(cmd)
@@ -89,7 +92,6 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--dir", help="where to copy the notebooks when installed from a wheel")
     lab.add_argument("--open", default="00_tour.ipynb", help="notebook to open first")
     lab.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    lab.add_argument("extra", nargs=argparse.REMAINDER, help="further JupyterLab options")
     lab.set_defaults(func=_lab)
 
     bench = sub.add_parser("bench", help="run benchmarks (ratios against in-process baselines)")
@@ -106,8 +108,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``spectral-kit`` console script."""
-    args = build_parser().parse_args(argv)
+    """Entry point of the ``spectral-kit`` console script.
+
+    Options that ``spectral-kit lab`` does not know (``--port=8890``, ``--ServerApp.*``) are
+    passed on to JupyterLab.
+    """
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and args.command != "lab":
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.extra = unknown
     return int(args.func(args) or 0)
 
 
