@@ -37,6 +37,7 @@ def build(path: Path) -> float:
 def main(argv: list[str]) -> int:
     os.environ["SPECTRAL_KIT_STATIC_WIDGETS"] = "1"
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     paths = [Path(a) for a in argv] or sorted((ROOT / "notebooks").glob("*.ipynb"))
     for path in paths:
         print(f"{path.name}: {build(path):.1f} s", flush=True)

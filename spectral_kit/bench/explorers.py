@@ -22,6 +22,7 @@ __all__ = ["EXPLORERS", "measure", "run"]
 EXPLORERS = (
     ("spectral_kit.widgets.positivity", "PositivityExplorer"),
     ("spectral_kit.widgets.sparsity_gap", "SparsityGapExplorer"),
+    ("spectral_kit.widgets.sparsity_gap", "SideInformationExplorer"),
     ("spectral_kit.widgets.interlacing", "InterlacingExplorer"),
     ("spectral_kit.widgets.stability", "StabilityExplorer"),
     ("spectral_kit.widgets.detectability", "DetectabilityExplorer"),

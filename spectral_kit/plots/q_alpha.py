@@ -14,6 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
+from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter
 
 from ._style import IRRELEVANT, NEGATIVE, POSITIVE, RELEVANT
 
@@ -43,6 +44,7 @@ class PositivityArtists:
     level: Line2D
     label: Text
     note: Text
+    auto_xlim: bool = True
 
     def update(
         self,
@@ -62,9 +64,10 @@ class PositivityArtists:
             self.label.set_text(f"n = {current_n}: P = {current_p:.3f}")
         if title is not None:
             self.note.set_text(title)
-        xlim = (max(1.0, float(np.min(n)) * 0.9), float(np.max(n)) * 1.1)
-        if tuple(np.round(self.ax.get_xlim(), 9)) != tuple(np.round(xlim, 9)):
-            self.ax.set_xlim(*xlim)
+        if self.auto_xlim and len(n):
+            xlim = (max(1.0, float(np.min(n)) * 0.9), float(np.max(n)) * 1.1)
+            if tuple(np.round(self.ax.get_xlim(), 9)) != tuple(np.round(xlim, 9)):
+                self.ax.set_xlim(*xlim)
 
 
 def plot_positivity_curve(
@@ -99,6 +102,12 @@ def plot_positivity_curve(
     note = ax.text(0.03, 0.42, "", transform=ax.transAxes, fontsize=9, color="0.3")
     if logx:
         ax.set_xscale("log")
+        # Plain numbers at 1-2-5 steps: a log axis spanning less than a decade would
+        # otherwise label its minor ticks and crowd them.
+        ax.xaxis.set_major_locator(FixedLocator([1, 2, 5, 10, 20, 50, 100, 200, 500, 1000,
+                                                 2000, 5000]))
+        ax.xaxis.set_major_formatter(FormatStrFormatter("%d"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_ylim(-0.02, 1.05)
     ax.set_xlabel("n (matrix size)")
     ax.set_ylabel("probability")

@@ -17,6 +17,7 @@ benchmarks check what the plot shows through the artists' data.
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import os
 import time
@@ -85,6 +86,7 @@ class Explorer:
         self._animated: list = []
         self._background = None
         self._frame_key: tuple | None = None
+        self._saving = False
         self._pending: Iterator | None = None
         self._closed = False
         self._batch = False
@@ -94,6 +96,7 @@ class Explorer:
             self.figure: Figure = plt.figure(figsize=self.figsize, dpi=FIGURE_DPI,
                                              layout="constrained")
         self._configure_canvas()
+        self.figure.canvas.mpl_connect("draw_event", self._after_full_draw)
         self.status = widgets.HTML(layout=widgets.Layout(min_height="1.4em"))
         self.error_area = widgets.HTML(layout=widgets.Layout(display="none"))
         self.error_area.add_class("spectral-kit-error")
@@ -178,14 +181,22 @@ class Explorer:
     def snapshot(self) -> bytes:
         """The current figure as PNG bytes."""
         buffer = io.BytesIO()
-        for artist in self._animated:  # savefig skips animated artists otherwise
+        with self._static_render():
+            self.figure.savefig(buffer, format="png", dpi=FIGURE_DPI)
+        return buffer.getvalue()
+
+    @contextlib.contextmanager
+    def _static_render(self) -> Iterator[None]:
+        """Render every artist in one pass (savefig skips animated ones), without blitting."""
+        self._saving = True
+        for artist in self._animated:
             artist.set_animated(False)
         try:
-            self.figure.savefig(buffer, format="png", dpi=FIGURE_DPI)
+            yield
         finally:
             for artist in self._animated:
                 artist.set_animated(True)
-        return buffer.getvalue()
+            self._saving = False
 
     @property
     def widget(self) -> widgets.Widget:
@@ -193,8 +204,13 @@ class Explorer:
         controls = list(self.controls.values())
         columns = [widgets.VBox(controls[i::2]) for i in range(2)]
         parts: list[widgets.Widget] = [widgets.HBox(columns)]
-        if isinstance(self.figure.canvas, widgets.DOMWidget):
-            parts.append(self.figure.canvas)
+        canvas = self.figure.canvas
+        if isinstance(canvas, widgets.DOMWidget):
+            # The front end starts from the canvas's data URL (kept valid by
+            # _prefix_data_url); the next image it receives must be a full one, not a
+            # difference from the canvas's last buffer.
+            canvas._force_full = True
+            parts.append(canvas)
         parts += [self.status, self.error_area]
         box = widgets.VBox(parts)
         box.add_class("spectral-kit-explorer")
@@ -225,10 +241,12 @@ class Explorer:
         try:
             for name, value in values.items():
                 control = self.controls[name]
-                if hasattr(control, "min") and not control.min <= value <= control.max:
-                    raise ValueError(
-                        f"{name} must lie in [{control.min}, {control.max}]; got {value}."
-                    )
+                low, high = getattr(control, "min", None), getattr(control, "max", None)
+                if hasattr(control, "base"):  # log slider: min/max are exponents
+                    low, high = control.base**low, control.base**high
+                slack = 1e-12 * max(abs(low), abs(high), 1.0) if low is not None else 0.0
+                if low is not None and not low - slack <= value <= high + slack:
+                    raise ValueError(f"{name} must lie in [{low:g}, {high:g}]; got {value}.")
                 control.value = value
         finally:
             self._batch = False
@@ -243,6 +261,13 @@ class Explorer:
                                  ("resizable", False), ("toolbar_visible", False)):
             if hasattr(canvas, attribute):
                 setattr(canvas, attribute, value)
+        if isinstance(canvas, widgets.DOMWidget) and hasattr(canvas, "send_binary"):
+            # Give the canvas its size before anything is drawn: ipympl's front end turns
+            # every image it receives into a data URL of its offscreen canvas, and an
+            # unsized canvas yields an empty, "broken" image that then fails to draw.
+            width, height = self.figure.bbox.size
+            canvas._size = (float(width), float(height))
+            _prefix_data_url(canvas)
 
     def animate(self, *artists: Any) -> None:
         """Declare artists that change on slider moves (called from ``_draw``).
@@ -275,25 +300,37 @@ class Explorer:
         if not self._animated:
             canvas.draw_idle()
             return
-        frame = self._frame()
-        if self._background is None or frame != self._frame_key:
-            # Animated artists are skipped by a full draw: it renders the background only.
-            canvas.draw()
-            self._background = canvas.copy_from_bbox(self.figure.bbox)
-            self._frame_key = frame
+        if self._background is None or self._frame() != self._frame_key:
+            canvas.draw()  # _after_full_draw caches the background and blits the artists
         else:
             canvas.restore_region(self._background)
+            self._blit_animated()
+
+    def _blit_animated(self) -> None:
         for artist in self._animated:
             if artist.get_visible():
                 self.figure.draw_artist(artist)
-        canvas.blit(self.figure.bbox)
+        self.figure.canvas.blit(self.figure.bbox)
+
+    def _after_full_draw(self, event: Any) -> None:
+        """After any full draw -- ours, or one the front end asks for (first display,
+        resize) -- cache the background, which excludes the animated artists, and draw them
+        over it."""
+        if not self._animated or self._saving or self._closed:
+            return
+        canvas = self.figure.canvas
+        self._background = canvas.copy_from_bbox(self.figure.bbox)
+        self._frame_key = self._frame()
+        self._blit_animated()
 
     def _schedule(self) -> None:
         # Inside a kernel the refinement continues between messages, so sliders stay live;
         # without one (scripts, tests) it waits for finish() or the next update().
         loop = _kernel_loop()
         if loop is not None:
-            loop.call_later(0.001, self._step)
+            # add_callback is the thread-safe way in: comm messages (slider moves) may be
+            # handled outside the main thread, which runs the loop.
+            loop.add_callback(self._step)
 
     def _step(self, reschedule: bool = True) -> None:
         pending = self._pending
@@ -330,6 +367,26 @@ class Explorer:
         if self.error_area.layout.display != "none":
             self.error_area.value = ""
             self.error_area.layout.display = "none"
+
+
+def _prefix_data_url(canvas: Any) -> None:
+    """Keep ipympl's ``_data_url`` a valid data URL.
+
+    Until its front end has attached, ipympl stores each redrawn image in ``_data_url`` as
+    bare base64; a front end that then reads it fails on a "broken" image. Explorers draw
+    before they are displayed, so each such update is completed with its prefix, in one
+    state message.
+    """
+    send_binary = canvas.send_binary
+
+    def send_binary_with_prefix(data: Any) -> None:
+        with canvas.hold_sync():
+            send_binary(data)
+            url = getattr(canvas, "_data_url", None)
+            if isinstance(url, str) and url and not url.startswith("data:"):
+                canvas._data_url = "data:image/png;base64," + url
+
+    canvas.send_binary = send_binary_with_prefix
 
 
 def _escape(text: str) -> str:

@@ -66,6 +66,8 @@ class PositivityExplorer(Explorer):
             trials=np.zeros(self.grid.size, int), ratio=0.0, confidence=0.95,
         )
         self.curve = plot_positivity_curve(ax_curve, empty)
+        self.curve.auto_xlim = False
+        ax_curve.set_xlim(1.8, self.n_max * 1.1)
         self.vector = plot_eigenvector_entries(ax_vec, np.ones(2))
         ax_vec.set_title("one sampled leading eigenvector", fontsize=10)
         self.animate(self.curve.line, self.curve.band, self.curve.marker, self.curve.label,
@@ -109,13 +111,12 @@ class PositivityExplorer(Explorer):
 
     def _show(self, sizes, successes, done, current, ratio, trials) -> None:
         seen = done > 0
-        p = np.where(seen, successes / np.maximum(done, 1), np.nan)
+        p = successes / np.maximum(done, 1)
         lower, upper = wilson_interval(successes, done)
-        lower = np.where(seen, lower, 0.0)
-        upper = np.where(seen, upper, 1.0)
+        # Sizes not reached yet are left out rather than drawn as [0, 1].
         self.curve.update(
-            sizes, p, lower, upper, current_n=int(sizes[current]), current_p=float(p[current]),
-            title=f"μ/σ = {ratio:.3g}",
+            sizes[seen], p[seen], lower[seen], upper[seen], current_n=int(sizes[current]),
+            current_p=float(p[current]), title=f"μ/σ = {ratio:.3g}",
         )
         complete = int(done.min())
         state = "" if complete >= trials else f" (refining: {complete}/{trials} trials)"
