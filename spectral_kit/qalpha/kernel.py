@@ -39,7 +39,7 @@ from ..validation import (
 from .engine import QAlphaResult, extend_result
 from .models import top_by_magnitude
 from .operators import HadamardGramOperator, HadamardTerm
-from .standard import INIT_CHOICES, METHOD_CHOICES, SOLVERS, run_model
+from .standard import check_run_options, run_model
 
 __all__ = [
     "KERNELS",
@@ -335,12 +335,10 @@ def kernel_q_alpha(
     >>> bool(abs(a @ b) > 0.9999)
     True
     """
-    method = check_choice(method, "method", METHOD_CHOICES)
-    init = check_choice(init, "init", INIT_CHOICES)
-    solver = check_choice(solver, "solver", SOLVERS)
-    n_init = check_int(n_init, "n_init", low=1)
-    max_iter = check_int(max_iter, "max_iter", low=1)
-    tol = check_finite_scalar(tol, "tol", low=0.0, low_inclusive=False)
+    method, init, n_init, max_iter, tol, solver = check_run_options(
+        method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol,
+        solver=solver,
+    )
     degree = check_int(degree, "degree", low=1)
     coef0 = check_finite_scalar(coef0, "coef0", low=0.0)
     sigma = check_finite_scalar(sigma, "sigma", low=0.0, low_inclusive=False)

@@ -23,15 +23,18 @@ from scipy.sparse.linalg import LinearOperator
 from ..preprocess import preprocess_rows
 from ..validation import (
     as_generator,
-    check_choice,
     check_finite_scalar,
-    check_int,
 )
 from .engine import QAlphaResult, extend_result
 from .models import StandardModel
 from .operators import ShiftedOperator
 from .side import ModelWrapper
-from .standard import BASIC_MAX_SAMPLES, INIT_CHOICES, METHOD_CHOICES, SOLVERS, check_k, run_model
+from .standard import (
+    BASIC_MAX_SAMPLES,
+    check_k,
+    check_run_options,
+    run_model,
+)
 
 __all__ = [
     "PairGramOperator",
@@ -173,12 +176,10 @@ def q_alpha_pairwise(
         ``alpha`` (the eigenvector of the largest algebraic eigenvalue of G − λB, signed so
         that Σα > 0), ``all_positive``, ``side_energy`` and the usual diagnostics.
     """
-    method = check_choice(method, "method", METHOD_CHOICES)
-    init = check_choice(init, "init", INIT_CHOICES)
-    solver = check_choice(solver, "solver", SOLVERS)
-    n_init = check_int(n_init, "n_init", low=1)
-    max_iter = check_int(max_iter, "max_iter", low=1)
-    tol = check_finite_scalar(tol, "tol", low=0.0, low_inclusive=False)
+    method, init, n_init, max_iter, tol, solver = check_run_options(
+        method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol,
+        solver=solver,
+    )
     lam = check_finite_scalar(lam, "lam", low=0.0, hint="λ weighs the pair penalty and is ≥ 0.")
     Mp = preprocess_rows(M)
     k = check_k(k, Mp.shape[1])

@@ -42,17 +42,14 @@ from ..validation import (
     check_array,
     check_choice,
     check_finite_scalar,
-    check_int,
 )
 from .engine import QAlphaResult, extend_result
 from .models import StandardModel
 from .operators import DiagonalScaledOperator
 from .standard import (
     BASIC_MAX_SAMPLES,
-    INIT_CHOICES,
-    METHOD_CHOICES,
-    SOLVERS,
     check_k,
+    check_run_options,
     run_model,
 )
 
@@ -288,12 +285,10 @@ class SideInformationProblem:
         ``init`` are both made and the one with the higher objective is returned; with
         ``follow=True`` only the warm run.
         """
-        method = check_choice(method, "method", METHOD_CHOICES)
-        init = check_choice(init, "init", INIT_CHOICES)
-        solver = check_choice(solver, "solver", SOLVERS)
-        n_init = check_int(n_init, "n_init", low=1)
-        max_iter = check_int(max_iter, "max_iter", low=1)
-        tol = check_finite_scalar(tol, "tol", low=0.0, low_inclusive=False)
+        method, init, n_init, max_iter, tol, solver = check_run_options(
+            method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol,
+            solver=solver,
+        )
         k = check_k(k, self.M.shape[1])
         lam = check_lam(lam, self.D)
         if method == "auto":

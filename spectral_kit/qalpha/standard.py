@@ -24,6 +24,22 @@ BASIC_MAX_SAMPLES = 2000
 SCREEN_ITER = 5
 
 
+def check_run_options(
+    *, method: object, init: object, n_init: object, max_iter: object, tol: object,
+    solver: object,
+) -> tuple[str, str, int, int, float, str]:
+    """Validate the engine options every Q-α entry point shares; returns them in order
+    ``(method, init, n_init, max_iter, tol, solver)``."""
+    return (
+        check_choice(method, "method", METHOD_CHOICES),
+        check_choice(init, "init", INIT_CHOICES),
+        check_int(n_init, "n_init", low=1),
+        check_int(max_iter, "max_iter", low=1),
+        check_finite_scalar(tol, "tol", low=0.0, low_inclusive=False),
+        check_choice(solver, "solver", SOLVERS),
+    )
+
+
 def check_k(k: object, n_samples: int, name: str = "k") -> int:
     """k must leave at least one eigen-direction out: 1 ≤ k ≤ q − 1."""
     return check_int(
@@ -173,14 +189,11 @@ def q_alpha(
     >>> bool(res.alpha[data.relevant].mean() > 3 * res.alpha[~data.relevant].mean())
     True
     """
-    method = check_choice(method, "method", METHOD_CHOICES)
+    method, init, n_init, max_iter, tol, solver = check_run_options(
+        method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol, solver=solver
+    )
     spectrum = check_choice(spectrum, "spectrum", SPECTRA)
     criterion = check_choice(criterion, "criterion", CRITERIA)
-    init = check_choice(init, "init", INIT_CHOICES)
-    solver = check_choice(solver, "solver", SOLVERS)
-    n_init = check_int(n_init, "n_init", low=1)
-    max_iter = check_int(max_iter, "max_iter", low=1)
-    tol = check_finite_scalar(tol, "tol", low=0.0, low_inclusive=False)
     if spectrum == "laplacian" and criterion == "gap":
         raise ValueError(
             "criterion='gap' is defined for the standard spectrum only; use "

@@ -28,7 +28,7 @@ from ..validation import (
 )
 from .engine import QAlphaResult
 from .operators import HadamardGramOperator, HadamardTerm
-from .standard import CRITERIA, INIT_CHOICES, METHOD_CHOICES, SOLVERS, run_model
+from .standard import CRITERIA, check_run_options, run_model
 
 __all__ = ["SupervisedModel", "q_alpha_supervised"]
 
@@ -190,15 +190,13 @@ def q_alpha_supervised(
         classes are ``result.extra["classes"]`` in sorted order. 𝒢 is indefinite, so α is
         the eigenvector of its largest algebraic eigenvalue.
     """
-    method = check_choice(method, "method", METHOD_CHOICES)
-    init = check_choice(init, "init", INIT_CHOICES)
-    solver = check_choice(solver, "solver", SOLVERS)
+    method, init, n_init, max_iter, tol, solver = check_run_options(
+        method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol,
+        solver=solver,
+    )
     k_within = check_int(k_within, "k_within", low=1)
     k_between = check_int(k_between, "k_between", low=1)
     gamma = check_finite_scalar(gamma, "gamma", low=0.0)
-    n_init = check_int(n_init, "n_init", low=1)
-    max_iter = check_int(max_iter, "max_iter", low=1)
-    tol = check_finite_scalar(tol, "tol", low=0.0, low_inclusive=False)
     center = check_choice(center, "center", CENTERINGS)
     Mp, labels = _preprocess(M, y, center)
     model = SupervisedModel(Mp, labels, k_within, k_between, gamma)
