@@ -74,7 +74,7 @@ def _as_array(values: Any, size: int) -> np.ndarray:
 # --------------------------------------------------------------------------- interlacing
 
 
-def plot_interlacing(ax: Axes, interlacing: Any) -> dict[str, Any]:
+def plot_interlacing(ax: Axes, interlacing: Any, *, spacing: float = 1.0) -> dict[str, Any]:
     """The generalized spectrum of (A, B) and each sub-eigenvalue inside its bracket (Thm. 1).
 
     Column 0 shows λ_1(A, B) ≤ … ≤ λ_n(A, B); column i = 1, …, k shows λ_i(A_S, B_S) (a dot)
@@ -85,6 +85,9 @@ def plot_interlacing(ax: Axes, interlacing: Any) -> dict[str, Any]:
     ax : matplotlib Axes
     interlacing : Interlacing
         From :func:`spectral_kit.sparse_lda.interlacing`.
+    spacing : float
+        Horizontal distance between columns: column i is drawn at x = i · spacing (e.g.
+        ``1 / k`` puts the k columns on (0, 1] whatever k is).
 
     Returns
     -------
@@ -107,25 +110,37 @@ def plot_interlacing(ax: Axes, interlacing: Any) -> dict[str, Any]:
     ax.set_xlabel("eigenvalue index i (0: the full pair)")
     ax.set_ylabel("generalized eigenvalue")
     ax.legend(loc="upper left", fontsize="small")
-    update_interlacing(artists, interlacing)
+    update_interlacing(artists, interlacing, spacing=spacing)
     return artists
 
 
-def update_interlacing(artists: Mapping[str, Any], interlacing: Any) -> None:
-    """Redraw :func:`plot_interlacing` for a new (A, B) or support, in place."""
+def update_interlacing(
+    artists: Mapping[str, Any],
+    interlacing: Any,
+    *,
+    spacing: float = 1.0,
+    rescale: bool = True,
+) -> None:
+    """Redraw :func:`plot_interlacing` for a new (A, B) or support, in place.
+
+    With ``rescale=False`` the axes keep their limits (a caller that blits the artists over a
+    cached background sets the limits itself).
+    """
     spectrum = np.asarray(interlacing.spectrum, dtype=float)
     sub = np.asarray(interlacing.sub, dtype=float)
     lower = np.asarray(interlacing.lower, dtype=float)
     upper = np.asarray(interlacing.upper, dtype=float)
     k = sub.size
-    idx = np.arange(1, k + 1)
+    idx = np.arange(1, k + 1) * spacing
     artists["spectrum"].set_data(np.zeros(spectrum.size), spectrum)
     artists["brackets"].set_segments([np.array([[i, lo], [i, hi]])
                                       for i, lo, hi in zip(idx, lower, upper)])
     artists["sub"].set_data(idx, sub)
-    artists["top"].set_data([k], [sub[-1]])
+    artists["top"].set_data([idx[-1]], [sub[-1]])
+    if not rescale:
+        return
     ax = artists["ax"]
-    ax.set_xlim(-0.7, k + 0.7)
+    ax.set_xlim(-0.7 * spacing, (k + 0.7) * spacing)
     ax.set_ylim(*_limits([spectrum, sub]))
 
 
@@ -175,9 +190,18 @@ def plot_lambda_vs_k(
 
 
 def update_lambda_vs_k(
-    artists: dict[str, Any], ks: Any, curves: Mapping[str, Any], lower: Any, upper: Any
+    artists: dict[str, Any],
+    ks: Any,
+    curves: Mapping[str, Any],
+    lower: Any,
+    upper: Any,
+    *,
+    rescale: bool = True,
 ) -> None:
-    """Redraw :func:`plot_lambda_vs_k` in place (new curves get new lines; absent ones hide)."""
+    """Redraw :func:`plot_lambda_vs_k` in place (new curves get new lines; absent ones hide).
+
+    With ``rescale=False`` the axes keep their limits.
+    """
     ks = np.asarray(ks, dtype=float)
     lower = _as_array(lower, ks.size)
     upper = _as_array(upper, ks.size)
@@ -186,6 +210,8 @@ def update_lambda_vs_k(
     artists["upper"].set_data(ks, upper)
     ax = artists["ax"]
     _update_curves(ax, artists["curves"], ks, curves)
+    if not rescale:
+        return
     ax.set_xlim(ks.min() - 0.5, ks.max() + 0.5)
     ax.set_ylim(*_limits([lower, upper, *[np.asarray(v, float) for v in curves.values()]]))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import math
 import numbers
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -72,6 +73,10 @@ class ExactSearch:
     and keep its sliders live. At any moment the incumbent and the largest open bound
     bracket the optimum (Sec. 2.3: "preset thresholds based on generalized eigenvalue bounds
     can be used for early termination").
+
+    :func:`~spectral_kit.sparse_lda.eslda` runs a search to its end (or its time limit) in
+    one call and cannot resume; this class drives the same search state
+    (``branch_bound._Search``) with its own loop so that it can.
 
     Parameters
     ----------
@@ -308,25 +313,26 @@ class InterlacingExplorer(Explorer):
     within-class matrix regularized, B ← B + λI (λ → ∞ turns sparse LDA into sparse PCA of A).
     The same seed serves every slider state, so H and λ move one pair continuously.
 
-    * **Left**: the generalized spectrum λ_1 ≤ … ≤ λ_n of (A, B) in column 0; in column i,
-      the i-th eigenvalue of (A_S, B_S) for GSLDA's k-subset S on its bracket
-      [λ_i(A, B), λ_{i+n−k}(A, B)]. The red diamond is λ_max(A_S, B_S), the open circle the
-      best k-subset's value (ESLDA).
-    * **Right**: λ_max(A_k, B_k) against k for renormalized simple thresholding (ST), GSLDA
-      and exact ESLDA, inside the band λ_k(A, B) … λ_n(A, B) of Eq. 8; the dotted line marks
-      the current k.
+    * **Left**: the generalized spectrum λ_1 ≤ … ≤ λ_n of (A, B) in column 0; at x = i/k,
+      the i-th eigenvalue of (A_S, B_S) on its bracket [λ_i(A, B), λ_{i+n−k}(A, B)], for the
+      best k-subset S found so far (ST at once, then GSLDA's, then ESLDA's optimum; the
+      status line names it). The red diamond is λ_max(A_S, B_S), the objective.
+    * **Right**: λ_max(A_k, B_k) against k/n for renormalized simple thresholding (ST),
+      GSLDA and exact ESLDA, inside the band λ_k(A, B) … λ_n(A, B) of Eq. 8; the dotted line
+      marks the current k.
 
-    Every value is divided by λ_n(A, B) (Fig. 1a's normalization), so the band's top is 1
-    and the axes stay put while λ moves the spectrum over decades.
+    Every value is divided by λ_n(A, B) (Fig. 1a's normalization) and columns and
+    cardinalities are drawn at i/k and k/n, so no axis limit moves with a slider: each move
+    is blitted over one cached background.
 
-    ESLDA is exact but can take seconds for one k when n ≥ 24. It runs in slices of
-    ``step_budget`` seconds after the first picture, the current k first and then outwards;
-    ST, GSLDA and the bounds appear at once. Meanwhile the ESLDA curve holds the certified
-    optima found so far (a gap where a k is still waiting), and a k whose search has started
-    but not finished shows a grey bar from the incumbent (≥ GSLDA) to the largest open
-    bound, which certainly contains the optimum. After ``eslda_seconds`` of search a k
-    stops with that bar. Searches are kept per slider state: moving k does not restart them,
-    and returning to a pair resumes where they were.
+    A slider move first shows the spectrum, the band and ST (milliseconds); GSLDA follows in
+    the first refinement step, then ESLDA in slices of ``step_budget`` seconds, the current k
+    first and then outwards (ESLDA is exact but can take seconds for one k once n ≳ 24).
+    While it runs, the ESLDA curve holds the optima certified so far (a gap where a k is
+    still waiting), and a k whose search has started but not finished shows a grey bar from
+    the incumbent (never below GSLDA) to the largest open bound: the optimum lies on that
+    bar. After ``eslda_seconds`` of search a k stops with its bar. Searches are kept per
+    slider state: moving k does not restart them, and returning to a pair resumes them.
 
     Parameters
     ----------
@@ -343,7 +349,7 @@ class InterlacingExplorer(Explorer):
         Initial slider values (``n``, ``k``, ``lam``, ``smoothness``).
     """
 
-    figsize = (9.0, 3.6)
+    figsize = (9.0, 3.9)
     #: Lower limit of the left panel (general A), in units of λ_max(A, B); smaller
     #: eigenvalues leave the panel at the bottom (the status line counts them).
     log_floor = 1e-4
@@ -365,7 +371,9 @@ class InterlacingExplorer(Explorer):
                                                  low_inclusive=False)
         self.random_state = check_int(random_state, "random_state", low=0)
         self._states: OrderedDict = OrderedDict()
-        self._ylow: float | None = None
+        # In a live kernel a slider move can be handled on another thread than the one that
+        # runs the refinement steps: computing, updating artists and drawing take turns.
+        self._lock = threading.RLock()
         super().__init__(**values)
         # The first picture is not a slider move: show it with the exact curve complete
         # (also in a live kernel, and in the PNG stored with a notebook).
@@ -438,9 +446,7 @@ class InterlacingExplorer(Explorer):
         ax_int.set_xlabel("i / k   (column i: λ_i(A_S, B_S) on its bracket)")
         ax_int.set_ylabel("λ / λ_max(A, B)")
         ax_int.set_title("Thm. 1: λ_i(A_S, B_S) within [λ_i, λ_{i+n−k}]", fontsize=10)
-        # General A: the lower decades are mostly empty; rank one: the middle is.
-        ax_int.legend(loc="lower right" if self.kind == "general" else "center",
-                      fontsize="x-small", framealpha=0.85)
+        ax_int.get_legend().remove()
 
         ks = np.arange(1, 3)
         nan = np.full(2, np.nan)
@@ -461,13 +467,30 @@ class InterlacingExplorer(Explorer):
         ax_k.set_ylabel("λ_max(A_k, B_k) / λ_max(A, B)")
         ax_k.set_title("Eq. 8: the best k-subset lies in the band", fontsize=10)
         ax_k.set_ylim(0.0, 1.05)
-        ax_k.legend(loc="lower right", fontsize="x-small", framealpha=0.85)
+        ax_k.get_legend().remove()
+        # One legend for both panels, under them: inside the axes the moving artists (drawn
+        # over the background, which holds the legend) would cover it.
+        handles = [*ax_int.get_legend_handles_labels()[0],
+                   *ax_k.get_legend_handles_labels()[0]]
+        figure.legend(handles=handles, loc="outside lower center", ncol=5, fontsize="x-small",
+                      frameon=False, columnspacing=1.2, handlelength=1.6)
         self.ax_int, self.ax_k = ax_int, ax_k
 
         self.animate(art["spectrum"], art["brackets"], art["sub"], art["top"],
                      self.curve_artists["band"],
                      self.curve_artists["lower"], self.curve_artists["upper"],
                      *self.curve_artists["curves"].values(), self.open_bars, self.k_line)
+
+    def _draw_now(self) -> None:
+        # ipympl sends each frame as a difference from the previous one, and the browser
+        # drops a frame that arrives before the last one has loaded: with progressive steps
+        # frames come in bursts, and a lost difference leaves old artists on the canvas.
+        # Whole frames make every frame complete on its own.
+        with self._lock:
+            canvas = self.figure.canvas
+            if hasattr(canvas, "_force_full"):
+                canvas._force_full = True
+            super()._draw_now()
 
     # -- computation ------------------------------------------------------------------------
     def state_for(self, n: int, smoothness: float, lam: float) -> InterlacingState:
@@ -485,25 +508,45 @@ class InterlacingExplorer(Explorer):
         return state
 
     def _render(self, values: dict[str, Any]) -> Iterator | None:
+        with self._lock:
+            return self._render_locked(values)
+
+    def _render_locked(self, values: dict[str, Any]) -> Iterator | None:
         n = int(values["n"])
         self._sync_k(n)
         k = min(int(self.controls["k"].value), n)
         state = self.state_for(n, float(values["smoothness"]), float(values["lam"]))
         self._current = (state, k)
+        # A newer slider move supersedes the refinement of this one: the token tells.
+        token = self._token = object()
         self._show_pair(state, k)
         self._show_progress(state, k)
         if state.complete:
             return None
 
+        def step() -> bool | None:
+            """One slice of work; None when superseded, else whether all is done."""
+            with self._lock:
+                if self._token is not token:
+                    return None
+                if state.gslda is None:  # one step: O(n⁴) for a general A
+                    state.compute_gslda()
+                else:
+                    state.advance(time.perf_counter() + self.step_budget, k,
+                                  self.eslda_seconds)
+                self._show_progress(state, k)
+                return state.complete
+
         def refine() -> Iterator[None]:
-            # GSLDA first (one step: O(n⁴) for a general A), then ESLDA in slices.
-            if state.gslda is None:
-                state.compute_gslda()
-                self._show_progress(state, k)
-                yield
-            while not state.complete:
-                state.advance(time.perf_counter() + self.step_budget, k, self.eslda_seconds)
-                self._show_progress(state, k)
+            while True:
+                done = step()
+                if done is None:
+                    # Superseded: never finish (a finished generator makes the base class
+                    # clear the newer one); it is not scheduled again.
+                    yield
+                    return
+                if done:
+                    return
                 yield
 
         return refine()
