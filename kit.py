@@ -105,13 +105,18 @@ def test(extra: list[str]) -> int:
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     env.setdefault("OMP_NUM_THREADS", "1")
     env.setdefault("MPLBACKEND", "Agg")
+    screenshots = env.setdefault("SPECTRAL_KIT_SCREENSHOTS",
+                                 str(ROOT / "artifacts" / "screenshots"))
     bindir = python.parent
     _run([bindir / "ruff", "check", ROOT], cwd=ROOT)
     cmd = [python, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-n", "auto",
            "--dist", "loadscope", "--nbval-sanitize-with", ROOT / "notebooks" / "sanitize.cfg",
            *extra]
     print("+", " ".join(str(c) for c in cmd), flush=True)
-    return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=env)
+    status = subprocess.call([str(c) for c in cmd], cwd=ROOT, env=env)
+    print(f"browser screenshots (notebooks in JupyterLab, dashboard in Voila): {screenshots}",
+          flush=True)
+    return status
 
 
 def main(argv: list[str]) -> int:

@@ -206,10 +206,6 @@ class Explorer:
         parts: list[widgets.Widget] = [widgets.HBox(columns)]
         canvas = self.figure.canvas
         if isinstance(canvas, widgets.DOMWidget):
-            # The front end starts from the canvas's data URL (kept valid by
-            # _prefix_data_url); the next image it receives must be a full one, not a
-            # difference from the canvas's last buffer.
-            canvas._force_full = True
             parts.append(canvas)
         parts += [self.status, self.error_area]
         box = widgets.VBox(parts)
@@ -290,6 +286,12 @@ class Explorer:
 
     def _draw_now(self) -> None:
         canvas = self.figure.canvas
+        if hasattr(canvas, "_force_full"):
+            # ipympl may send a frame as its difference from the previous one, and the front
+            # end applies it to whatever it shows: a difference that reaches a front end
+            # which missed the previous frame (first display, or a burst of refinement
+            # steps) leaves a half-drawn picture. Whole frames are complete on their own.
+            canvas._force_full = True
         if not self._layout_frozen:
             if self.figure.get_layout_engine() is not None:
                 # Constrained layout costs more than the rest of a redraw; lay the figure

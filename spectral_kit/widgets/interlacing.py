@@ -482,14 +482,8 @@ class InterlacingExplorer(Explorer):
                      *self.curve_artists["curves"].values(), self.open_bars, self.k_line)
 
     def _draw_now(self) -> None:
-        # ipympl sends each frame as a difference from the previous one, and the browser
-        # drops a frame that arrives before the last one has loaded: with progressive steps
-        # frames come in bursts, and a lost difference leaves old artists on the canvas.
-        # Whole frames make every frame complete on its own.
+        # Drawing reads the artists a refinement step on another thread may be updating.
         with self._lock:
-            canvas = self.figure.canvas
-            if hasattr(canvas, "_force_full"):
-                canvas._force_full = True
             super()._draw_now()
 
     # -- computation ------------------------------------------------------------------------
