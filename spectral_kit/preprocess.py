@@ -61,7 +61,8 @@ def preprocess_rows(
     out = M - M.mean(axis=1, keepdims=True) if center else M.copy()
     if normalize:
         norms = row_norms(out)
-        scale = np.abs(M).max(axis=1)
+        # max |m_ij| per row without an |M| temporary of the size of M
+        scale = np.maximum(M.max(axis=1), -M.min(axis=1))
         bad = np.flatnonzero(norms <= 1e-12 * np.maximum(scale, np.finfo(float).tiny))
         if bad.size:
             listed = ", ".join(str(i) for i in bad[:10]) + (" ..." if bad.size > 10 else "")

@@ -146,3 +146,30 @@ def test_display_bundle_has_widget_and_png(monkeypatch):
         assert exp.snapshot().startswith(b"\x89PNG")
     finally:
         exp.close()
+
+
+@pytest.mark.parametrize("cls", [PositivityExplorer, SparsityGapExplorer])
+def test_slider_moves_redraw_only_the_moving_artists(cls):
+    # A full redraw (text layout of every tick label) costs several times the latency
+    # target; a slider move must only blit the animated artists over the cached background.
+    explorer = cls()
+    explorer.update(**{name: c.value for name, c in explorer.controls.items()})
+    full_draws = []
+    explorer.figure.canvas.mpl_connect("draw_event", full_draws.append)
+    blits = 0
+    original = explorer._blit_animated
+
+    def counting_blit():
+        nonlocal blits
+        blits += 1
+        original()
+
+    explorer._blit_animated = counting_blit
+    moves = 0
+    for name, control in explorer.controls.items():
+        for value in _sweep_values(control, 3):
+            explorer.update(**{name: value})
+            moves += 1
+    assert not full_draws, f"{len(full_draws)} of {moves} moves redrew the whole figure"
+    assert blits >= moves
+    explorer.close()

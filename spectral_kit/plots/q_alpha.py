@@ -129,18 +129,24 @@ class EigenvectorArtists:
     stems: LineCollection
     zero: Line2D
     label: Text
+    #: Draw entry i of n at x = (i + ½)/n on a fixed [0, 1] axis instead of at x = i (the
+    #: axes then stay put when n changes; see :class:`AlphaBarsArtists`).
+    relative_x: bool = False
 
     def update(self, v: np.ndarray) -> None:
         v = np.asarray(v, dtype=float)
         # √n·v puts every size on one scale: 1 is the uniform vector 1/√n.
         entries = np.sort(v * np.sqrt(v.size))[::-1]
-        x = np.arange(entries.size)
+        if self.relative_x:
+            x = (np.arange(entries.size) + 0.5) / entries.size
+        else:
+            x = np.arange(entries.size)
+            if self.ax.get_xlim() != (-1.0, float(max(entries.size, 2))):
+                self.ax.set_xlim(-1.0, float(max(entries.size, 2)))
         self.stems.set_segments(np.stack([np.c_[x, np.zeros_like(entries)],
                                           np.c_[x, np.clip(entries, -2.0, 3.0)]], axis=1))
         self.stems.set_color([POSITIVE if e > 0 else NEGATIVE for e in entries])
         self.stems.set_linewidth(max(0.6, min(3.0, 200.0 / max(entries.size, 1))))
-        if self.ax.get_xlim() != (-1.0, float(max(entries.size, 2))):
-            self.ax.set_xlim(-1.0, float(max(entries.size, 2)))
         negatives = int((entries < 0).sum())
         self.label.set_text(
             "all entries same-sign" if negatives in (0, entries.size)
@@ -173,6 +179,10 @@ class AlphaBarsArtists:
     bound_line: Line2D
     text: Text
     legend_handles: list = field(default_factory=list)
+    #: Draw bar i of n at x = (i + ½)/n on a fixed [0, 1] axis instead of at x = i, so that
+    #: the axes do not change with the number of features (an explorer then redraws only
+    #: the bars over a cached background).
+    relative_x: bool = False
 
     def update(
         self,
@@ -185,11 +195,16 @@ class AlphaBarsArtists:
         order = np.argsort(-alpha, kind="stable")
         a = np.asarray(alpha)[order]
         rel = np.asarray(relevant, dtype=bool)[order]
-        x = np.arange(a.size)
+        if self.relative_x:
+            x = (np.arange(a.size) + 0.5) / a.size
+            left, right = 0.0, 1.0
+        else:
+            x = np.arange(a.size)
+            left, right = -1, a.size
+            self.ax.set_xlim(left, right)
         self.bars.set_segments(np.stack([np.c_[x, np.zeros_like(a)], np.c_[x, a]], axis=1))
         self.bars.set_color([RELEVANT if r else IRRELEVANT for r in rel])
         self.bars.set_linewidth(max(0.6, min(4.0, 300.0 / max(a.size, 1))))
-        self.ax.set_xlim(-1, a.size)
         self.ax.set_ylim(min(0.0, float(a.min()) * 1.1), float(a.max()) * 1.12)
         lines = []
         if gap is not None:
@@ -200,7 +215,7 @@ class AlphaBarsArtists:
             )
             # The bound on the mean irrelevant weight, drawn where the bars can be compared.
             mean_bound = bound.bound / max(bound.n_irrelevant, 1)
-            self.bound_line.set_data([-1, a.size], [mean_bound, mean_bound])
+            self.bound_line.set_data([left, right], [mean_bound, mean_bound])
             self.bound_line.set_visible(True)
         else:
             self.bound_line.set_visible(False)

@@ -213,9 +213,13 @@ class Explorer:
         return box
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        static = bool(os.environ.get(STATIC_ENV))
+        if static:
+            # A stored picture is final: no kernel will refine it later.
+            self.finish()
         png = base64.b64encode(self.snapshot()).decode("ascii")
         fallback = {"image/png": png, "text/plain": repr(self)}
-        if os.environ.get(STATIC_ENV):
+        if static:
             return fallback
         bundle = self.widget._repr_mimebundle_(**kwargs)
         # Renderers without widget support fall back to the PNG of the current state.

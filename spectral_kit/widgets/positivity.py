@@ -69,6 +69,9 @@ class PositivityExplorer(Explorer):
         self.curve.auto_xlim = False
         ax_curve.set_xlim(1.8, self.n_max * 1.1)
         self.vector = plot_eigenvector_entries(ax_vec, np.ones(2))
+        self.vector.relative_x = True
+        ax_vec.set_xlim(0.0, 1.0)
+        ax_vec.set_xlabel("entry rank ÷ n (sorted)")
         ax_vec.set_title("one sampled leading eigenvector", fontsize=10)
         self.animate(self.curve.line, self.curve.band, self.curve.marker, self.curve.label,
                      self.curve.note, self.vector.stems, self.vector.label)
@@ -87,8 +90,8 @@ class PositivityExplorer(Explorer):
         # The marked n first, then small to large: the cheap part of the curve appears first.
         order = [current, *[i for i in range(sizes.size) if i != current]]
 
-        def advance() -> bool:
-            deadline = time.perf_counter() + self.step_budget
+        def advance(budget: float) -> bool:
+            deadline = time.perf_counter() + budget
             for i in order:
                 if done[i] < trials:
                     s, d = self.sampler.count(int(sizes[i]), ratio, trials, start=int(done[i]),
@@ -100,11 +103,13 @@ class PositivityExplorer(Explorer):
             self._show(sizes, successes, done, current, ratio, trials)
             return bool(np.all(done >= trials))
 
-        if advance():
+        # The first picture answers the slider: half a step of sampling leaves room for the
+        # redraw within the latency target; the refinement steps take whole ones.
+        if advance(self.step_budget / 2):
             return None
 
         def refine() -> Iterator[None]:
-            while not advance():
+            while not advance(self.step_budget):
                 yield
 
         return refine()

@@ -90,6 +90,11 @@ class SparsityGapExplorer(Explorer):
     def _draw(self, figure: Figure) -> None:
         ax_bars, ax_obj = figure.subplots(1, 2, width_ratios=[2.2, 1])
         self.bars = plot_alpha_bars(ax_bars, np.ones(2), np.array([True, False]))
+        # Bars at rank ÷ number of features: the number of irrelevant features then moves
+        # the bars, not the axes.
+        self.bars.relative_x = True
+        ax_bars.set_xlim(0.0, 1.0)
+        ax_bars.set_xlabel("feature rank ÷ number of features (sorted by α)")
         ax_bars.set_title("Q-α weights (sorted)", fontsize=10)
         (self.objective_line,) = ax_obj.plot([], [], "-o", ms=3)
         # Iterations on a fixed log axis up to q_alpha's max_iter: from 3 to 300 iterations
