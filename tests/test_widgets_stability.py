@@ -23,8 +23,10 @@ from spectral_kit.widgets.stability import make_grouped_factors
 B = 100  # resamples of the explorers under test (the default is 200)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def explorer():
+    # One per test: conftest closes every pyplot figure after each test, which leaves a
+    # shared explorer with a canvas that cannot blit.
     exp = StabilityExplorer(n_resamples=B)
     yield exp
     exp.close()
@@ -119,14 +121,17 @@ def test_spectrum_threshold_and_stable_ks_match_the_library(explorer):
     A = np.cov(d.X, rowvar=False)
     lam = np.sort(np.linalg.eigvalsh(A))[::-1]
     gaps = lam[:-1] - lam[1:]
+    # the left panel is in units of λ₁
     heights = np.array([r.get_height() for r in explorer.eigengaps.bars])
-    np.testing.assert_allclose(heights, gaps, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(heights * lam[0], gaps, rtol=1e-9, atol=1e-12)
     # E from the one-shot interval routine with the same seed: the cached distribution path
     # of the explorer must give the same threshold 4·λ₁(E).
     iv = bootstrap_intervals(d.X, "covariance", "bca", B, 0.9, 0)
     E = perturbation_matrix(iv.estimate, iv.lower, iv.upper)
     threshold = 4 * np.linalg.eigvalsh(E).max()
-    assert explorer.eigengaps.threshold.get_ydata()[0] == pytest.approx(threshold, rel=1e-9)
+    drawn = explorer.eigengaps.threshold.get_ydata()[0] * lam[0]
+    assert drawn == pytest.approx(threshold, rel=1e-9)
+    assert explorer.threshold_text.get_text() == ""  # the line shows it
     stable = gaps > threshold
     green = np.array([r.get_facecolor() == to_rgba(STABLE_COLOR)
                       for r in explorer.eigengaps.bars])
@@ -166,30 +171,79 @@ def test_perturbation_panel_obeys_stewarts_theorem(explorer):
     A = np.cov(d.X, rowvar=False)
     idx = resample_indices(800, B, 0)
     norms = np.array([np.linalg.norm(np.cov(d.X[i], rowvar=False) - A, 2) for i in idx])
-    xy = explorer.perturbation.points.get_offsets()
-    np.testing.assert_allclose(xy[:, 0], norms, rtol=1e-8)
-    np.testing.assert_allclose(xy[:, 1], state["distances"][:, 1])
     lam = np.sort(np.linalg.eigvalsh(A))[::-1]
     gap = lam[1] - lam[2]
-    eps_curve, bound_curve = explorer.perturbation.curve.get_data()
-    inner = eps_curve < gap / 4
-    expected = 2 * eps_curve[inner] / (gap - 2 * eps_curve[inner])
-    np.testing.assert_allclose(bound_curve[inner], expected, rtol=1e-9)
-    assert explorer.perturbation.limit.get_xdata()[0] == pytest.approx(gap / 4)
+    # ε is drawn in units of the eigengap at k: u = ε / gap
+    xy = explorer.perturbation.points.get_offsets()
+    np.testing.assert_allclose(xy[:, 0] * gap, norms, rtol=1e-8)
+    np.testing.assert_allclose(xy[:, 1], state["distances"][:, 1])
+    u_curve, bound_curve = explorer.perturbation.curve.get_data()
+    inner = u_curve < 1 / 4
+    assert inner.sum() > 40 and u_curve[inner].max() == pytest.approx(1 / 4, rel=0.05)
+    # Stewart's bound 2ε/(gap − 2ε) at ε = u·gap
+    eps = u_curve[inner] * gap
+    np.testing.assert_allclose(bound_curve[inner], 2 * eps / (gap - 2 * eps), rtol=1e-9)
+    assert explorer.perturbation.limit.get_xdata()[0] == pytest.approx(1 / 4)
     norm_E = float(np.linalg.eigvalsh(rep.E).max())
-    assert explorer.perturbation.norm_E.get_xdata()[0] == pytest.approx(norm_E)
+    assert explorer.perturbation.norm_E.get_xdata()[0] * gap == pytest.approx(norm_E)
     # every resample the theorem covers (ε < gap/4) moved less than its bound
-    covered = xy[:, 0] < gap / 4
+    covered = norms < gap / 4
     assert covered.sum() > B // 2
-    allowed = 2 * xy[covered, 0] / (gap - 2 * xy[covered, 0])
+    allowed = 2 * norms[covered] / (gap - 2 * norms[covered])
     assert np.all(xy[covered, 1] <= allowed + 1e-12)
     # the star is Theorem 1 for A + E itself
     star = explorer.perturbation.stewart_E.get_ydata()
     assert star[0] == pytest.approx(min(rep.stewart[1].bound, 1.0))
-    assert "k = 2: stable" in explorer.perturbation.ax.get_title()
+    assert explorer.k_text.get_text() == "k = 2: stable"
     explorer.update(k=1)  # two tied eigenvalues: k = 1 has no guarantee
-    assert "k = 1: not stable" in explorer.perturbation.ax.get_title()
+    assert explorer.k_text.get_text().startswith("k = 1: not stable")
     assert np.isnan(explorer.stewart.bound.get_ydata()[0])
+
+
+def test_every_slider_move_is_blitted(explorer):
+    full_draws = []
+    cid = explorer.figure.canvas.mpl_connect("draw_event", full_draws.append)
+    try:
+        explorer.update(n_samples=600, sigma=0.3, n_clusters=2, k=2, confidence=0.9)
+        full_draws.clear()  # the first move after construction may lay the figure out
+        for name, control in explorer.controls.items():
+            start = control.value
+            for value in _sweep_values(control, 3):
+                explorer.update(**{name: value})
+            explorer.update(**{name: start})
+        # the extremes too: a threshold above the left panel, resamples beyond the right one
+        explorer.update(n_samples=20, sigma=2.0, k=1)
+        explorer.update(n_samples=600, sigma=0.3, k=2)
+        assert full_draws == []
+    finally:
+        explorer.figure.canvas.mpl_disconnect(cid)
+
+
+def test_what_lies_beyond_the_fixed_limits_is_said(explorer):
+    explorer.update(n_samples=20, sigma=2.0, n_clusters=2, k=1, confidence=0.9)
+    state = explorer.state
+    rep = state["report"]
+    A = np.cov(state["data"].X, rowvar=False)
+    lam = np.sort(np.linalg.eigvalsh(A))[::-1]
+    threshold = 4 * np.linalg.eigvalsh(rep.E).max()
+    top = explorer.eigengaps.ax.get_ylim()[1]
+    assert threshold / lam[0] > top
+    # the line sits just inside the top edge; its value is written out
+    assert 0.98 * top < explorer.eigengaps.threshold.get_ydata()[0] < top
+    assert explorer.threshold_text.get_text() == f"4‖E‖₂ = {threshold / lam[0]:.2g}·λ₁ (above)"
+    assert "drawn at the top of the left panel" in explorer.status.value
+    gap = lam[0] - lam[1]
+    norm_E = threshold / 4
+    assert norm_E / gap > explorer.perturbation_range  # the dashed line is off the panel too
+    assert explorer.k_text.get_text() == f"k = 1: not stable (‖E‖₂ = {norm_E / gap:.2g}·gap →)"
+    beyond = int(np.sum(state["perturbation_norms"] > explorer.perturbation_range * gap))
+    assert beyond > 0
+    assert explorer.beyond_text.get_text() == f"{beyond} of {B} resamples beyond →"
+    assert f"{beyond} lie right of the right panel" in explorer.status.value
+    explorer.update(n_samples=2000, sigma=0.3, k=2)
+    assert explorer.eigengaps.threshold.get_ydata()[0] < 0.5
+    assert explorer.threshold_text.get_text() == ""
+    assert explorer.beyond_text.get_text() == ""
 
 
 def test_caches_recompute_only_what_a_slider_changed(explorer):
@@ -233,7 +287,8 @@ def test_cosine_variant_uses_the_cosine_matrix():
         Xn = d.X / np.linalg.norm(d.X, axis=0)
         lam = np.sort(np.linalg.eigvalsh(Xn.T @ Xn))[::-1]
         heights = [r.get_height() for r in exp.eigengaps.bars]
-        np.testing.assert_allclose(heights, lam[:-1] - lam[1:], atol=1e-10)
+        np.testing.assert_allclose(np.multiply(heights, lam[0]), lam[:-1] - lam[1:],
+                                   atol=1e-10)
         rep = exp.state["report"]
         np.testing.assert_array_equal(np.diag(rep.E), 0.0)  # cosine diagonal is exactly 1
         assert rep.intervals.method == "percentile"
@@ -253,8 +308,8 @@ def test_heavy_resampling_is_drawn_progressively():
         assert np.isnan(exp.stewart.worst.get_ydata()).all()
         # the spectrum is already the new one
         lam = np.sort(np.linalg.eigvalsh(exp.state["report"].intervals.estimate))[::-1]
-        np.testing.assert_allclose([r.get_height() for r in exp.eigengaps.bars],
-                                   lam[:-1] - lam[1:])
+        heights = np.array([r.get_height() for r in exp.eigengaps.bars])
+        np.testing.assert_allclose(heights * lam[0], lam[:-1] - lam[1:])
         exp.finish()
         assert exp._pending is None
         assert len(exp.perturbation.points.get_offsets()) == 300
@@ -321,4 +376,30 @@ def test_perturbation_plot_updates_in_place_and_checks_shapes():
         art.update([0.1, 0.2], [0.3], lam, 1, 0.1)
     with pytest.raises(ValueError, match="k must be"):
         art.update([0.1], [0.3], lam, 4, 0.1)
+    plt.close(fig)
+
+
+def test_updaters_keep_the_limits_when_asked():
+    from spectral_kit.plots import plot_eigengaps, plot_stewart_bound
+
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3)
+    lam = np.array([5.0, 3.0, 1.0, 0.5])
+    gaps = plot_eigengaps(ax1, lam, 1.0)
+    stewart = plot_stewart_bound(ax2, [1, 2], [0.2, None], [[0.1, 0.3], [0.2, 0.4]])
+    art = plot_perturbation_distances(ax3, [0.1], [0.05], lam, 1, 0.4)
+    limits = [(ax.get_xlim(), ax.get_ylim()) for ax in (ax1, ax2, ax3)]
+    gaps.update(lam * 10, 0.5, rescale=False)
+    np.testing.assert_allclose([r.get_height() for r in gaps.bars], [20.0, 20.0, 5.0])
+    assert gaps.threshold.get_ydata()[0] == 0.5
+    stewart.update([1, 2, 3], [0.1, 0.2, 0.3], np.zeros((2, 3)), rescale=False)
+    art.update([9.0], [0.5], lam, 2, 7.0, rescale=False)
+    assert art.norm_E.get_xdata()[0] == 7.0
+    assert [(ax.get_xlim(), ax.get_ylim()) for ax in (ax1, ax2, ax3)] == limits
+    # a threshold above the panel is drawn just inside its top edge
+    top = ax1.get_ylim()[1]
+    gaps.update(lam, 10 * top, rescale=False)
+    assert 0.98 * top < gaps.threshold.get_ydata()[0] < top
+    # the default still follows the data
+    gaps.update(lam * 10, 0.5)
+    assert ax1.get_ylim()[1] == pytest.approx(22.0)
     plt.close(fig)

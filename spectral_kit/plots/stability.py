@@ -2,7 +2,8 @@
 
 Each function draws onto a given Axes and returns a small artists object whose ``update``
 method changes the drawing in place (heights, offsets, image data), so that an explorer can
-redraw cheaply with ``fig.canvas.draw_idle()``.
+redraw cheaply with ``fig.canvas.draw_idle()``; with ``rescale=False`` the updaters keep the
+axes limits, for a caller that blits the artists over a cached background.
 """
 
 from __future__ import annotations
@@ -57,8 +58,17 @@ class EigengapArtists:
     bars: list[Rectangle]
     threshold: Line2D
 
-    def update(self, eigenvalues: Any, threshold: float, stable_ks: Any = None) -> None:
-        """Show new eigenvalues / threshold; bars are recoloured, re-created if n changed."""
+    def update(
+        self, eigenvalues: Any, threshold: float, stable_ks: Any = None, *,
+        rescale: bool = True,
+    ) -> None:
+        """Show new eigenvalues / threshold; bars are recoloured, re-created if n changed.
+
+        With ``rescale=False`` the axes keep their limits (a caller that blits the artists
+        over a cached background sets them once), and a threshold above the top limit is
+        drawn just inside the top edge (the caller should say so: the line then does not
+        show its value).
+        """
         gaps = -np.diff(_descending(eigenvalues))
         if stable_ks is None:
             stable_ks = np.flatnonzero(gaps > threshold) + 1
@@ -70,6 +80,13 @@ class EigengapArtists:
         for i, (rect, gap) in enumerate(zip(self.bars, gaps), start=1):
             rect.set_height(gap)
             rect.set_facecolor(STABLE_COLOR if i in stable else UNSTABLE_COLOR)
+        if not rescale:
+            bottom, top = self.ax.get_ylim()
+            # Just inside the edge: on it, the spine would hide the line.
+            edge = top - 0.01 * (top - bottom)
+            shown = edge if float(threshold) > top else float(threshold)
+            self.threshold.set_ydata([shown, shown])
+            return
         self.threshold.set_ydata([threshold, threshold])
         top = max(float(gaps.max(initial=0.0)), float(threshold)) * 1.1 or 1.0
         self.ax.set_xlim(0.3, gaps.size + 0.7)
@@ -115,14 +132,16 @@ class StewartArtists:
     observed: PathCollection
     worst: Line2D
 
-    def update(self, ks: Any, bounds: Any, observed: Any) -> None:
+    def update(self, ks: Any, bounds: Any, observed: Any, *, rescale: bool = True) -> None:
+        """Show new bounds and distances; with ``rescale=False`` the axes keep their limits."""
         ks_arr, bound_arr, obs = _stewart_arrays(ks, bounds, observed)
         self.bound.set_data(ks_arr, np.minimum(bound_arr, 1.0))
         jitter = np.linspace(-0.15, 0.15, obs.shape[0]) if obs.shape[0] > 1 else np.zeros(1)
         xs = (ks_arr[None, :] + jitter[:, None]).ravel()
         self.observed.set_offsets(np.column_stack([xs, obs.ravel()]))
         self.worst.set_data(ks_arr, obs.max(axis=0))
-        self.ax.set_xlim(ks_arr.min() - 0.5, ks_arr.max() + 0.5)
+        if rescale:
+            self.ax.set_xlim(ks_arr.min() - 0.5, ks_arr.max() + 0.5)
 
 
 def _stewart_arrays(ks: Any, bounds: Any, observed: Any) -> tuple[np.ndarray, ...]:
@@ -303,9 +322,16 @@ class PerturbationArtists:
 
     def update(
         self, perturbation_norms: Any, distances: Any, eigenvalues: Any, k: int,
-        norm_E: float, stewart_E: float | None = None,
+        norm_E: float, stewart_E: float | None = None, *, rescale: bool = True,
     ) -> None:
-        """Redraw for new resamples, spectrum, k or ‖E‖₂ (artists changed in place)."""
+        """Redraw for new resamples, spectrum, k or ‖E‖₂ (artists changed in place).
+
+        With ``rescale=False`` the axes keep their limits, and what lies beyond them is not
+        seen. Stewart's curve depends on the spectrum through the gap at k only, so a caller
+        that divides ``perturbation_norms``, ``eigenvalues`` and ``norm_E`` by that gap gets
+        the same curve ``2u/(1 − 2u)`` on u ∈ [0, 1/4) for every state and can fix the
+        limits once.
+        """
         norms, dist = _perturbation_arrays(perturbation_norms, distances)
         eps, bound, quarter = _stewart_curve(eigenvalues, k)
         self.points.set_offsets(np.column_stack([norms, dist]))
@@ -316,6 +342,8 @@ class PerturbationArtists:
             self.stewart_E.set_data([], [])
         else:
             self.stewart_E.set_data([norm_E], [min(float(stewart_E), 1.0)])
+        if not rescale:
+            return
         right = max(float(norms.max(initial=0.0)), float(norm_E), quarter)
         self.ax.set_xlim(0.0, 1.08 * right if right > 0 else 1.0)
 

@@ -22,6 +22,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FormatStrFormatter, MaxNLocator
 
 from ..plots.stability import (
+    THRESHOLD_COLOR,
     plot_eigengaps,
     plot_perturbation_distances,
     plot_stewart_bound,
@@ -157,6 +158,15 @@ class StabilityExplorer(Explorer):
     small (:attr:`~spectral_kit.stability.StabilityReport.uniform_bounds`); Stewart's
     theorem for A + E itself is the star of the right panel.
 
+    So that no axis limit moves with a slider (each move is then blitted over one cached
+    background), the left panel divides the eigengaps and the threshold by λ₁ -- whether a
+    gap exceeds 4‖E‖₂ does not depend on the scale -- and a threshold above the panel is
+    drawn at its top edge, with its value written below it. The right panel measures ε in
+    units of the eigengap at k, ``u = ε/(λ_k − λ_{k+1})``: Stewart's curve is then
+    ``2u/(1 − 2u)`` up to u = 1/4 whatever the data, and k is stable exactly when
+    ``‖E‖₂/gap < 1/4``. Resamples beyond u = :attr:`perturbation_range` are counted in the
+    panel and in the status line, and a ‖E‖₂ beyond it is written in the panel's title.
+
     Caching: the bootstrap distribution, the resampled eigenvector spaces and their distances
     are kept per (n, σ, cluster count); moving the confidence only recomputes quantiles, E
     and one eigendecomposition; moving k only redraws. When new resamples take longer than
@@ -182,6 +192,12 @@ class StabilityExplorer(Explorer):
     figsize = (11.0, 3.6)
     #: Slider states whose resamples are kept.
     cache_size = 48
+    #: Top of the left panel, in units of λ₁ (a gap of a positive semi-definite A is at most
+    #: λ₁, a larger threshold is drawn at this edge).
+    gap_range = 1.12
+    #: Right end of the right panel, in units of the eigengap at k (Stewart's curve ends at
+    #: 1/4).
+    perturbation_range = 0.6
 
     def __init__(
         self,
@@ -228,47 +244,67 @@ class StabilityExplorer(Explorer):
         ks = np.arange(1, p)
         self.stewart = plot_stewart_bound(ax_stewart, ks, np.full(ks.size, np.nan),
                                           np.zeros((2, ks.size)))
-        # A band behind the chosen k (x in data units, full height); a Rectangle rather than
-        # axvspan, whose return type differs between matplotlib versions.
+        # A band behind the chosen k, up to the largest distance (1) only: it is drawn over
+        # the cached background, which holds the legend in the band above.
         self.k_marker = ax_stewart.add_patch(Rectangle(
-            (0.5, 0.0), 1.0, 1.0, transform=ax_stewart.get_xaxis_transform(), color="0.88",
-            zorder=0))
+            (0.5, 0.0), 1.0, 1.05, color=(0.0, 0.0, 0.0, 0.1), linewidth=0.0, zorder=0))
         self.perturbation = plot_perturbation_distances(
             ax_k, np.zeros(2), np.zeros(2), lam, 1, 1.0)
         # Every piece of text costs time on each redraw: short labels, few ticks, one legend
         # entry per idea (the docstring and the notebook explain the rest).
         ax_gaps.get_legend().remove()
-        ax_gaps.set_ylabel("λₖ − λₖ₊₁")
+        ax_gaps.set_ylabel("(λₖ − λₖ₊₁) / λ₁")
         ax_gaps.set_title("eigengaps vs 4‖E‖₂ (dashed)", fontsize=10)
+        self.threshold_text = ax_gaps.text(
+            0.97, 0.965, "", transform=ax_gaps.transAxes, ha="right", va="top",
+            fontsize=8, color=THRESHOLD_COLOR)
         self.stewart.bound.set_label("bound, ‖F‖₂ ≤ ‖E‖₂")
         self.stewart.worst.set_label("largest")
         self.stewart.observed.set_label("resamples")
         ax_stewart.set_xlabel("k")
         ax_stewart.set_ylabel("distance of top-k spaces")
         art = self.perturbation
-        art.curve.set_label("bound, ‖F‖₂ ≤ ε")
-        art.limit.set_label("_ε = gap/4")
-        art.norm_E.set_label("‖E‖₂")
+        art.curve.set_label("bound 2u/(1 − 2u)")
+        art.limit.set_label("_u = 1/4")
+        art.norm_E.set_label("‖E‖₂ / gap")
         art.stewart_E.set_label("A + E")
-        ax_k.set_xlabel("ε = ‖A*_b − A‖₂ (resamples)")
+        # The dashed line stops below the legends, which it would otherwise cross (it is
+        # drawn over the background that holds them).
+        art.norm_E.set_ydata([0.0, 1.05 / 1.4])
+        ax_k.set_xlabel("u = ‖A*_b − A‖₂ / (λₖ − λₖ₊₁)")
         ax_k.set_ylabel("")
+        # The title changes with every move: text drawn with the moving artists.
+        self.k_text = ax_k.text(0.5, 1.0, " ", transform=ax_k.transAxes, ha="center",
+                                va="bottom", fontsize=10)
+        self.beyond_text = ax_k.text(0.98, 0.03, "", transform=ax_k.transAxes, ha="right",
+                                     va="bottom", fontsize=8)
         # Distances never exceed 1: the band above holds the legends, clear of the data.
         for ax, ncol in ((ax_stewart, 3), (ax_k, 2)):
             ax.set_ylim(0.0, 1.4)
             ax.set_yticks([0.0, 0.5, 1.0])
             ax.legend(loc="upper center", ncol=ncol, fontsize="small", columnspacing=0.8,
                       handlelength=1.5, borderaxespad=0.3)
+        # Fixed limits: the background (ticks, labels, legends) is drawn once.
+        ax_gaps.set_xlim(0.3, p - 0.3)
+        ax_gaps.set_ylim(0.0, self.gap_range)
+        ax_gaps.set_yticks([0.0, 0.5, 1.0])
+        ax_stewart.set_xlim(0.5, p - 0.5)
+        ax_k.set_xlim(0.0, self.perturbation_range)
+        ax_k.set_xticks([0.0, 0.25, 0.5])
         for ax in (ax_gaps, ax_stewart):
             ax.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True))
-        ax_gaps.yaxis.set_major_locator(MaxNLocator(nbins=4))
         ax_gaps.yaxis.set_major_formatter(FormatStrFormatter("%.1f"))
-        ax_k.xaxis.set_major_locator(MaxNLocator(nbins=4))
         for ax in (ax_gaps, ax_stewart, ax_k):
             ax.xaxis.label.set_fontsize(9)
             ax.yaxis.label.set_fontsize(9)
             # The layout is frozen after the first draw: a label placed in axes coordinates
             # stays inside the figure whatever width the tick labels take later.
             ax.yaxis.set_label_coords(-0.14, 0.5)
+        # The band behind k first: animated artists are drawn in this order.
+        self.animate(*self.eigengaps.bars, self.eigengaps.threshold, self.threshold_text,
+                     self.k_marker, self.stewart.bound, self.stewart.observed,
+                     self.stewart.worst, art.points, art.norm_E, art.stewart_E, self.k_text,
+                     self.beyond_text)
 
     # -- computation (library calls, cached) ---------------------------------------------------
     @staticmethod
@@ -369,23 +405,45 @@ class StabilityExplorer(Explorer):
         else:
             norms, distances = observed
         norm_E = float(rep.eigenvalues_E[0])
-        self.eigengaps.update(rep.eigenvalues, rep.threshold, rep.stable_ks)
+        lam = np.asarray(rep.eigenvalues, dtype=float)
+        scale = float(lam.max()) if lam.max() > 0 else 1.0
+        self.eigengaps.update(lam / scale, rep.threshold / scale, rep.stable_ks,
+                              rescale=False)
+        clipped = rep.threshold / scale > self.gap_range
+        # Text is the dearest artist to redraw: written only when the line cannot show it.
+        self.threshold_text.set_text(f"4‖E‖₂ = {rep.threshold / scale:.2g}·λ₁ (above)"
+                                     if clipped else "")
         for i, rect in enumerate(self.eigengaps.bars, start=1):
             rect.set_edgecolor("black" if i == k else "none")
             rect.set_linewidth(1.6 if i == k else 0.0)
         uniform = rep.uniform_bounds
-        self.stewart.update(rep.ks, uniform, distances)
+        self.stewart.update(rep.ks, uniform, distances, rescale=False)
         self.k_marker.set_x(k - 0.5)
         at_k = distances[:, k - 1] if observed is not None else np.empty(0)
-        self.perturbation.update(norms, at_k, rep.eigenvalues, k, norm_E,
-                                 rep.stewart[k - 1].bound)
         gap = float(rep.eigengaps[k - 1])
-        self.perturbation.ax.set_title(
-            f"k = {k}: " + ("stable" if k in rep.stable_ks else "not stable")
-            + f" (gap {gap:.2g}, 4‖E‖₂ = {rep.threshold:.2g})", fontsize=10,
-        )
+        stable = k in rep.stable_ks
+        art = self.perturbation
+        title = f"k = {k}: " + ("stable" if stable else "not stable")
+        if gap > 0:
+            art.update(norms / gap, at_k, lam / gap, k, norm_E / gap, rep.stewart[k - 1].bound,
+                       rescale=False)
+            beyond = int(np.count_nonzero(norms / gap > self.perturbation_range))
+            if norm_E / gap > self.perturbation_range:  # the dashed line is off the panel
+                title += f" (‖E‖₂ = {norm_E / gap:.2g}·gap →)"
+        else:  # tied eigenvalues: no unit, and no guarantee
+            art.points.set_offsets(np.empty((0, 2)))
+            art.norm_E.set_xdata([np.nan, np.nan])
+            art.stewart_E.set_data([], [])
+            beyond = norms.size
+            title += " (gap 0)"
+        self.k_text.set_text(title)
+        self.beyond_text.set_text(f"{beyond} of {norms.size} resamples beyond →"
+                                  if beyond else "")
         ks = ", ".join(str(s) for s in rep.stable_ks) or "none"
-        text = f"‖E‖₂ = {norm_E:.3g}, 4‖E‖₂ = {rep.threshold:.3g}; stable k: {ks}. "
+        text = f"‖E‖₂ = {norm_E:.3g}, 4‖E‖₂ = {rep.threshold:.3g}"
+        if clipped:
+            text += f" = {rep.threshold / scale:.2g}·λ₁ (drawn at the top of the left panel)"
+        text += f"; stable k: {ks}. "
         if observed is None:
             self.status.value = text + "Computing the distances across the resamples…"
             return
@@ -393,4 +451,8 @@ class StabilityExplorer(Explorer):
         if np.isfinite(uniform[k - 1]):
             text += f", bound {uniform[k - 1]:.3g}"
         inside = float(np.mean(norms <= norm_E))
-        self.status.value = text + f"; {inside:.0%} of the resamples have ‖A*_b − A‖₂ ≤ ‖E‖₂."
+        text += f"; {inside:.0%} of the resamples have ‖A*_b − A‖₂ ≤ ‖E‖₂"
+        if beyond:
+            text += (f"; {beyond} lie right of the right panel "
+                     f"(‖A*_b − A‖₂ > {self.perturbation_range:g}·gap)")
+        self.status.value = text + "."

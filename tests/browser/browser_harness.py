@@ -752,29 +752,39 @@ def open_and_run(page, server: Server, name: str, findings: Findings) -> bool:
     return True
 
 
-def check_notebook_in_lab(browser, server: Server, name: str, prefix: str) -> Findings:
-    """Everything a student would notice in notebook ``name`` (relative to the server root)."""
-    findings = Findings(f"{name} in JupyterLab")
-    context, page = _new_page(browser, height=1000)
+@contextlib.contextmanager
+def _watched_page(browser, server: Server, findings: Findings, height: int):
+    """A fresh page whose console errors and the server log lines written meanwhile end up
+    in ``findings``."""
+    context, page = _new_page(browser, height=height)
     console = ConsoleLog(server.url).attach(page)
     log_start = server.log_size()
-    start = time.monotonic()
     try:
-        ran = open_and_run(page, server, name, findings)
-        findings.seconds["open and run all"] = time.monotonic() - start
-        if ran:
-            check_explorers(page, findings, prefix)
-            page.wait_for_timeout(500)  # errors raised by the last redraw reach the console
-            findings.seconds["explorers"] = time.monotonic() - start - findings.seconds[
-                "open and run all"]
-        path = screenshot_dir() / f"{prefix}-page.png"
-        page.screenshot(path=str(path))
-        findings.screenshots.append(path)
+        yield page
     finally:
         findings.console += console.problems
         findings.ignored_console += console.ignored
         check_server_log(server, log_start, findings)
         context.close()
+
+
+def check_notebook_in_lab(browser, server: Server, name: str, prefix: str) -> Findings:
+    """Everything a student would notice in notebook ``name`` (relative to the server root)."""
+    findings = Findings(f"{name} in JupyterLab")
+    start = time.monotonic()
+    try:
+        with _watched_page(browser, server, findings, height=1000) as page:
+            ran = open_and_run(page, server, name, findings)
+            findings.seconds["open and run all"] = time.monotonic() - start
+            if ran:
+                check_explorers(page, findings, prefix)
+                page.wait_for_timeout(500)  # errors raised by the last redraw reach the console
+                findings.seconds["explorers"] = time.monotonic() - start - findings.seconds[
+                    "open and run all"]
+            path = screenshot_dir() / f"{prefix}-page.png"
+            page.screenshot(path=str(path))
+            findings.screenshots.append(path)
+    finally:
         server.shutdown_kernels()
     return findings
 
@@ -807,11 +817,8 @@ def check_dashboard_in_voila(browser, server: Server, notebook: Path,
     every explorer in it has a picture that its first slider changes."""
     findings = Findings(f"{notebook.name} in Voilà")
     # tall enough for the whole dashboard in one screenshot
-    context, page = _new_page(browser, height=2600)
-    console = ConsoleLog(server.url).attach(page)
-    log_start = server.log_size()
-    start = time.monotonic()
-    try:
+    with _watched_page(browser, server, findings, height=2600) as page:
+        start = time.monotonic()
         # Voilà streams the page while the kernel runs the cells: "load" comes after the last.
         page.goto(server.url + "/", timeout=RUN_TIMEOUT * 1000, wait_until="load")
         findings.seconds["render"] = time.monotonic() - start
@@ -849,11 +856,6 @@ def check_dashboard_in_voila(browser, server: Server, notebook: Path,
         path = screenshot_dir() / f"{prefix}.png"
         page.screenshot(path=str(path), full_page=True)
         findings.screenshots.append(path)
-    finally:
-        findings.console += console.problems
-        findings.ignored_console += console.ignored
-        check_server_log(server, log_start, findings)
-        context.close()
     return findings
 
 
