@@ -1,9 +1,11 @@
-"""DetectabilityExplorer headless: sliders swept, artists against the library, Algo. 1 refined."""
+"""DetectabilityExplorer headless: sliders swept, artists against the library, moves blitted,
+Algo. 1 refined."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.metrics import silhouette_score
 
 from spectral_kit.datasets.wolf_bileschi import make_wolf_bileschi_fig1
 from spectral_kit.preprocess import preprocess_rows
@@ -14,7 +16,7 @@ from spectral_kit.weighting import (
     relevant_signal,
     weighted_pca,
 )
-from spectral_kit.widgets.detectability import DetectabilityExplorer
+from spectral_kit.widgets.detectability import DetectabilityExplorer, _silhouette
 
 
 @pytest.fixture
@@ -27,6 +29,12 @@ def explorer():
 def _sweep_values(control, count: int):
     values = np.linspace(control.min, control.max, count)
     return [type(control.value)(round(float(v), 2)) for v in values]
+
+
+def _boxed(embedding):
+    """Principal coordinates as drawn: the first two columns ÷ their largest magnitude."""
+    Z = np.asarray(embedding)[:, :2]
+    return Z / np.abs(Z).max()
 
 
 def _reference(n_irrelevant: int, sigma: float, seed: int = 0):
@@ -60,30 +68,37 @@ def test_artists_show_the_library_results(explorer):
     pca = weighted_pca(Mp, None, 2, preprocess=False).embedding
     alpha = parameter_free_weights(Mp, preprocess=False).alpha
     algo2 = weighted_pca(Mp, alpha, 2, preprocess=False).embedding
-    np.testing.assert_allclose(explorer.projections["PCA"]["points"].get_offsets(), pca,
-                               atol=1e-10)
-    np.testing.assert_allclose(explorer.projections["weighted"]["points"].get_offsets(), algo2,
-                               atol=1e-8)
+    np.testing.assert_allclose(explorer.projections["PCA"]["points"].get_offsets(),
+                               _boxed(pca), atol=1e-10)
+    np.testing.assert_allclose(explorer.projections["weighted"]["points"].get_offsets(),
+                               _boxed(algo2), atol=1e-8)
     np.testing.assert_array_equal(explorer.state.data.y, y)
+    assert "silhouette" in explorer.projection_texts["PCA"].get_text()
 
-    # Spectrum panel: all q eigenvalues of A = MᵀM binned, the top one in the last bar,
-    # and the Marchenko–Pastur edge of n₂ irrelevant rows.
+    # Spectrum panel: all q eigenvalues of A = MᵀM ÷ the top one, binned on [0, 1] (the top
+    # one in the last bar), and the Marchenko–Pastur edge of n₂ irrelevant rows.
     eigenvalues = np.linalg.eigvalsh(Mp.T @ Mp)
-    patches = explorer.spectrum["hist"].patches
-    heights = np.array([p.get_height() for p in patches])
-    assert heights.sum() == q
-    last = patches[int(np.flatnonzero(heights)[-1])]
-    assert last.get_x() - 1e-9 <= eigenvalues[-1] <= last.get_x() + last.get_width() + 1e-9
+    top = eigenvalues[-1]
+    heights, bin_edges, _ = explorer.spectrum["hist"].get_data()
+    expected, edges = np.histogram(np.clip(eigenvalues / top, 0, 1), bins=len(heights),
+                                   range=(0, 1))
+    np.testing.assert_array_equal(heights, expected)
+    np.testing.assert_allclose(bin_edges, edges)
+    assert heights.sum() == q and heights[-1] >= 1
     assert explorer.spectrum["edge"].get_xdata()[0] == pytest.approx(
-        wishart_top_eigenvalue(n2, q))
+        wishart_top_eigenvalue(n2, q) / top)
+    theta = relevant_signal(M[:3])
+    assert explorer.spectrum["energy"].get_xdata()[0] == pytest.approx((theta + n2 / q) / top)
+    # The absolute scale of the panel is in the status line.
+    assert f"Top eigenvalue of A {top:.2f}" in explorer.status.value
 
     # Detectability panel: θ of the 3 relevant coordinates, the marker on 1 + √(n₂/q) and
-    # the drowning point q(θ − 1)².
-    theta = relevant_signal(M[:3])
+    # the drowning point q(θ − 1)², dropped from the crossing with θ.
     assert explorer.detect_artists["signal"].get_ydata()[0] == pytest.approx(theta)
     x, yy = explorer.detect_artists["current"].get_data()
     assert (x[0], yy[0]) == (n2, pytest.approx(1 + np.sqrt(n2 / q)))
-    assert explorer.critical_line.get_xdata()[0] == pytest.approx(q * (theta - 1) ** 2)
+    np.testing.assert_allclose(explorer.critical_line.get_xydata(),
+                               [[q * (theta - 1) ** 2, 0.0], [q * (theta - 1) ** 2, theta]])
 
     # Measured cos² between the top eigenvectors of A and of A₁.
     u = np.linalg.eigh(Mp.T @ Mp)[1][:, -1]
@@ -100,17 +115,17 @@ def test_verdict_follows_the_threshold_and_pca_loses_the_clusters(explorer):
     for n2 in range(0, 301, 30):
         explorer.update(n_irrelevant=n2)
         state = explorer.state
-        title = explorer.detect_artists["current"].axes.get_title()
+        verdict = explorer.verdict_text.get_text()
         assert state.theta == pytest.approx(theta)  # n₂ adds features, the relevant stay
         assert state.detect.detectable == (theta > 1 + np.sqrt(n2 / 100))
         if n2 == 0:
             assert "no irrelevant features" in explorer.status.value
             assert "every feature is relevant" in explorer.status.value
         if state.detect.detectable:
-            assert "detectable" in title
+            assert "detectable" in verdict and f"θ = {theta:.2f} >" in verdict
             assert n2 == 0 or "stands out" in explorer.status.value
         else:
-            assert "drowned" in title and "drowned" in explorer.status.value
+            assert "drowned" in verdict and "drowned" in explorer.status.value
         seen[n2] = state
     # Sec. 2 made visible: below the threshold the top eigenvector of A follows the
     # relevant direction and PCA separates the clusters; well above it, neither holds,
@@ -134,6 +149,104 @@ def test_moving_n_irrelevant_adds_features_and_keeps_the_others(explorer):
     np.testing.assert_allclose(b.X - means_b[y], 2 * (a.X - means_a[y]), atol=1e-12)
 
 
+@pytest.mark.parametrize("weighting", ["parameter-free", "q-alpha"])
+def test_slider_moves_redraw_only_the_data(weighting):
+    """Every move of either slider is drawn over the cached background (blitted): no axes
+    limit, scale or label changes, so matplotlib never redraws the whole figure."""
+    exp = DetectabilityExplorer(weighting=weighting)
+    try:
+        full_draws = []
+        exp.figure.canvas.mpl_connect("draw_event", full_draws.append)
+        frame = exp._frame()
+        for name, control in exp.controls.items():
+            for value in [*_sweep_values(control, 5), control.value]:
+                exp.update(**{name: value})  # Algo. 1's refinement step included
+                assert not full_draws, f"moving {name} to {value} redrew the whole figure"
+        assert exp._frame() == frame
+    finally:
+        exp.close()
+
+
+def test_blitted_picture_matches_a_full_redraw(explorer):
+    """What the cached background and the moving artists compose is what a full redraw of
+    the same state shows (nothing stale left behind by earlier states)."""
+    canvas = explorer.figure.canvas
+    for values in ({"n_irrelevant": 0, "sigma": 0.02}, {"n_irrelevant": 300, "sigma": 1.0},
+                   {"n_irrelevant": 120, "sigma": 0.1}):
+        explorer.update(**values)
+        blitted = np.asarray(canvas.buffer_rgba()).copy()
+        with explorer._static_render():
+            canvas.draw()
+        full = np.asarray(canvas.buffer_rgba()).copy()
+        canvas.draw()  # back to the background without the moving artists, then blitted
+        differs = np.any(np.abs(blitted.astype(int) - full.astype(int)) > 40, axis=-1)
+        # Only where a moving artist meets a static one drawn above it in a full redraw
+        # (e.g. the bars at the bottom spine) may the order differ.
+        assert differs.mean() < 5e-4, differs.mean()
+
+
+def test_silhouettes_are_scikit_learns(explorer):
+    for n2, sigma in ((0, 0.02), (150, 0.15), (300, 1.0)):
+        state = explorer.compute({"n_irrelevant": n2, "sigma": sigma})
+        y = state.data.y
+        assert state.pca_silhouette == pytest.approx(
+            silhouette_score(state.pca.embedding, y), abs=1e-12)
+        assert state.algo2.silhouette == pytest.approx(
+            silhouette_score(state.algo2.projection.embedding, y), abs=1e-12)
+    rng = np.random.default_rng(1)
+    Z, labels = rng.normal(size=(12, 2)), np.array([0] * 6 + [1] + [2] * 5)  # a singleton
+    assert _silhouette(Z, labels) == pytest.approx(silhouette_score(Z, labels), abs=1e-12)
+
+
+def test_normalised_plots_keep_their_axes():
+    """The plot options the explorer uses, on their own: fixed units and limits."""
+    import matplotlib.pyplot as plt
+
+    from spectral_kit.plots.weighting import (
+        RELATIVE_SPECTRUM_LIMITS,
+        plot_cluster_projection,
+        plot_spectrum_vs_bulk,
+        update_cluster_projection,
+        update_spectrum_vs_bulk,
+    )
+    from spectral_kit.weighting import detectability
+
+    fig, (ax_points, ax_bars, ax_stairs) = plt.subplots(1, 3)
+    try:
+        _, Mp, y = _reference(200, 0.1)
+        Z = weighted_pca(Mp, None, 2, preprocess=False).embedding
+        art = plot_cluster_projection(ax_points, Z, y, normalize=True)
+        limits = ax_points.get_xlim(), ax_points.get_ylim()
+        update_cluster_projection(art, 5 * Z[:, ::-1], normalize=True, rescale=False)
+        np.testing.assert_allclose(art["points"].get_offsets(), _boxed(Z[:, ::-1]))
+        assert (ax_points.get_xlim(), ax_points.get_ylim()) == limits
+        assert np.abs(art["points"].get_offsets()).max() == pytest.approx(1.0)
+
+        eig = np.linalg.eigvalsh(Mp.T @ Mp)
+        # Centred rows put the constant vector in A's null space: its eigenvalue, ±round-off,
+        # counts in the first bin.
+        expected = np.histogram(np.clip(eig / eig[-1], 0, 1), 30, (0, 1))[0]
+        assert expected[0] >= 1
+        for ax_spec, stairs in ((ax_bars, False), (ax_stairs, True)):
+            art = plot_spectrum_vs_bulk(ax_spec, eig, detectability(2.0, 200, 100),
+                                        normalize=True, log=True, stairs=stairs)
+            assert ax_spec.get_yscale() == "log"
+            assert ax_spec.get_xlim() == pytest.approx(RELATIVE_SPECTRUM_LIMITS)
+            det = detectability(3.0, 200, 100)
+            update_spectrum_vs_bulk(art, 2 * eig, det, normalize=True)  # a unit-free picture
+            if stairs:
+                heights = art["hist"].get_data().values
+            else:
+                heights = np.array([p.get_height() for p in art["hist"].patches])
+            np.testing.assert_array_equal(heights, expected)
+            assert art["top"].get_xdata()[0] == pytest.approx(
+                det.top_eigenvalue / (2 * eig[-1]))
+            assert ax_spec.get_xlim() == pytest.approx(RELATIVE_SPECTRUM_LIMITS)
+            assert ax_spec.get_ylim() == pytest.approx((0.7, 1.5 * max(heights)))
+    finally:
+        plt.close(fig)
+
+
 def test_states_are_cached(explorer):
     first = explorer.state
     explorer.update(n_irrelevant=50)
@@ -149,17 +262,19 @@ def test_algo1_is_refined_after_the_first_picture():
         # First picture: Algo. 1's starting point, Algo. 2's weights.
         assert exp._pending is not None and exp.weighted is None
         assert "running" in exp.status.value
+        assert "iterating" in exp.projection_texts["weighted"].get_text()
         np.testing.assert_allclose(exp.projections["weighted"]["points"].get_offsets(),
-                                   state.algo2.projection.embedding)
+                                   _boxed(state.algo2.projection.embedding))
         exp.finish()
         _, Mp, _ = _reference(90, 0.1)
         result = pca_weights(Mp, 2, preprocess=False)
         np.testing.assert_allclose(exp.weighted.result.alpha, result.alpha, atol=1e-12)
         np.testing.assert_allclose(
             exp.projections["weighted"]["points"].get_offsets(),
-            weighted_pca(Mp, result.alpha, 2, preprocess=False).embedding, atol=1e-8,
+            _boxed(weighted_pca(Mp, result.alpha, 2, preprocess=False).embedding), atol=1e-8,
         )
         assert "running" not in exp.status.value
+        assert "silhouette" in exp.projection_texts["weighted"].get_text()
         assert "Algo. 1 weights + PCA" in exp.projections["weighted"]["points"].axes.get_title()
         # Algo. 1 (k = 2) is sharper than Algo. 2 on these data (Sec. 3.1, Fig. 2).
         assert exp.weighted.ratio > state.algo2.ratio

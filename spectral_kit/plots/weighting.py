@@ -3,7 +3,11 @@
 Each ``plot_*`` function draws onto a given Axes and returns a dict of its artists; the
 matching ``update_*`` function changes those artists in place (``set_offsets``,
 ``set_height``, ``set_data``) and rescales the axes, so a widget can redraw at slider speed.
-Inputs are library results or plain arrays; nothing here computes a weighting.
+With ``normalize=True`` the projection and the spectrum are drawn in units that keep the
+axes still (coordinates ÷ their largest magnitude, eigenvalues ÷ the top one), and
+``rescale=False`` leaves the limits alone: a widget that blits its artists over a cached
+background then never has to redraw the axes. Inputs are library results or plain arrays;
+nothing here computes a weighting.
 
 * :func:`plot_cluster_projection` -- samples on two components, coloured by cluster (Fig. 1 b–d);
 * :func:`plot_variable_weights` -- the weight of every feature, relevant ones highlighted
@@ -20,6 +24,7 @@ from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.patches import StepPatch
 
 __all__ = [
     "plot_cluster_projection",
@@ -35,6 +40,12 @@ __all__ = [
 #: Colour of relevant features in weight plots; irrelevant ones are grey.
 RELEVANT_COLOR = "tab:red"
 IRRELEVANT_COLOR = "0.6"
+#: Half-width of the fixed box of normalised projections (coordinates lie in [−1, 1]).
+PROJECTION_BOX = 1.08
+#: Fixed eigenvalue range of a normalised spectrum: eigenvalues ÷ the top one lie in [0, 1];
+#: the bulk edge and the predicted top eigenvalue of a drowned signal may lie a little beyond
+#: the measured top eigenvalue.
+RELATIVE_SPECTRUM_LIMITS = (-0.02, 1.15)
 
 
 def _fit_limits(ax: Axes, x: np.ndarray, y: np.ndarray, pad: float = 0.08) -> None:
@@ -59,6 +70,7 @@ def plot_cluster_projection(
     title: str | None = None,
     cmap: str = "tab10",
     size: float = 18.0,
+    normalize: bool = False,
 ) -> dict[str, Any]:
     """Samples on their first two components, coloured by cluster (Fig. 1 b–d).
 
@@ -75,6 +87,12 @@ def plot_cluster_projection(
         Qualitative colormap for the clusters.
     size : float
         Marker area.
+    normalize : bool
+        Divide both coordinates by the largest |coordinate| of the two (one factor, so the
+        spread along component 1 stays comparable with component 2) and show them in the
+        fixed box ``[−1, 1]²`` (plus a margin, :data:`PROJECTION_BOX`) instead of limits fitted
+        to the data. Principal coordinates have no unit of their own, so this changes
+        nothing but the tick labels, and the axes then stay put as the data change.
 
     Returns
     -------
@@ -85,27 +103,57 @@ def plot_cluster_projection(
     if Z.ndim != 2 or Z.shape[1] < 2:
         raise ValueError(f"embedding must have shape (n_samples, ≥ 2); got {Z.shape}.")
     codes = np.unique(np.asarray(labels), return_inverse=True)[1]
+    shown = _normalized_projection(Z) if normalize else Z[:, :2]
     points = ax.scatter(
-        Z[:, 0], Z[:, 1], c=codes, cmap=cmap, vmin=0, vmax=9, s=size, edgecolors="none"
+        shown[:, 0], shown[:, 1], c=codes, cmap=cmap, vmin=0, vmax=9, s=size,
+        edgecolors="none",
     )
     ax.set_xlabel("component 1")
     ax.set_ylabel("component 2")
     if title:
         ax.set_title(title)
-    _fit_limits(ax, Z[:, 0], Z[:, 1])
+    if normalize:
+        ax.set_xlim(-PROJECTION_BOX, PROJECTION_BOX)
+        ax.set_ylim(-PROJECTION_BOX, PROJECTION_BOX)
+    else:
+        _fit_limits(ax, shown[:, 0], shown[:, 1])
     return {"points": points}
 
 
 def update_cluster_projection(
-    artists: dict[str, Any], embedding: object, labels: object | None = None
+    artists: dict[str, Any],
+    embedding: object,
+    labels: object | None = None,
+    *,
+    normalize: bool = False,
+    rescale: bool = True,
 ) -> None:
-    """Move the points of :func:`plot_cluster_projection`; recolour them if labels are given."""
+    """Move the points of :func:`plot_cluster_projection`; recolour them if labels are given.
+
+    ``normalize`` scales the coordinates as in :func:`plot_cluster_projection`; with
+    ``rescale=False`` the axes keep their limits (a caller that blits the points over a
+    cached background sets the limits itself).
+    """
     Z = np.asarray(embedding, dtype=float)
+    shown = _normalized_projection(Z) if normalize else Z[:, :2]
     points = artists["points"]
-    points.set_offsets(Z[:, :2])
+    points.set_offsets(shown)
     if labels is not None:
         points.set_array(np.unique(np.asarray(labels), return_inverse=True)[1].astype(float))
-    _fit_limits(points.axes, Z[:, 0], Z[:, 1])
+    if rescale:
+        _fit_limits(points.axes, shown[:, 0], shown[:, 1])
+
+
+def _normalized_projection(embedding: object) -> np.ndarray:
+    """The first two columns of an embedding divided by their largest absolute value.
+
+    One factor for both columns keeps their relative spread; an all-zero embedding is
+    returned unchanged.
+    """
+    Z = np.asarray(embedding, dtype=float)[:, :2]
+    finite = np.abs(Z[np.isfinite(Z)])
+    largest = float(finite.max()) if finite.size else 0.0
+    return Z / largest if largest > 0 else Z.copy()
 
 
 # ------------------------------------------------------------------------ weights
@@ -166,7 +214,14 @@ def update_variable_weights(artists: dict[str, Any], alpha: object) -> None:
 
 
 def plot_spectrum_vs_bulk(
-    ax: Axes, eigenvalues: object, detect: Any, *, bins: int = 30
+    ax: Axes,
+    eigenvalues: object,
+    detect: Any,
+    *,
+    bins: int = 30,
+    normalize: bool = False,
+    log: bool = False,
+    stairs: bool = False,
 ) -> dict[str, Any]:
     """Eigenvalues of the kernel A beside the Wishart bulk edge and the predicted top
     eigenvalue (Sec. 2).
@@ -178,49 +233,126 @@ def plot_spectrum_vs_bulk(
         Eigenvalues of ``A = MᵀM`` (or any sample of them).
     detect : Detectability
         From :func:`spectral_kit.weighting.detectability`: supplies the bulk edge
-        ``(1/q)(√n₂ + √q)²``, the paper's signal energy ``θ + n₂/q`` and the predicted top
-        eigenvalue.
+        ``(1/q)(√n₂ + √q)²`` (the mean top eigenvalue of a Wishart matrix), the paper's
+        signal energy ``θ + n₂/q`` and the predicted top eigenvalue.
     bins : int
         Histogram bins.
+    normalize : bool
+        Divide the eigenvalues and the three lines by the largest eigenvalue: the bins then
+        cover ``[0, 1]`` whatever the data (the eigenvalues of the positive semidefinite A
+        are ≥ 0; round-off below 0 counts in the first bin), the measured top eigenvalue
+        sits at 1, and the eigenvalue axis keeps the fixed limits
+        :data:`RELATIVE_SPECTRUM_LIMITS` (a detectable signal shows as a bulk edge well left
+        of 1; a drowned one as an edge at about 1). The count axis is fixed too, to the
+        number of eigenvalues.
+    log : bool
+        Counts on a log axis: a rank-deficient A (fewer features than samples) has a spike
+        of zero eigenvalues that would otherwise flatten the bulk and the lone top
+        eigenvalue.
+    stairs : bool
+        Draw the histogram as one filled outline (:meth:`~matplotlib.axes.Axes.stairs`)
+        instead of one bar per bin: the same picture as a single artist, which redraws
+        tens of times faster.
 
     Returns
     -------
     dict
-        ``{"hist": BarContainer, "edge": Line2D, "energy": Line2D, "top": Line2D}``.
+        ``{"hist": BarContainer, "edge": Line2D, "energy": Line2D, "top": Line2D}``; with
+        ``stairs`` the histogram is a StepPatch.
     """
     w = np.asarray(eigenvalues, dtype=float)
-    _, _, hist = ax.hist(w, bins=bins, color="0.7", label="eigenvalues of A")
-    edge = ax.axvline(detect.bulk_edge, color="k", ls="--", label="Wishart bulk edge")
+    scale = _spectrum_scale(w) if normalize else 1.0
+    shown, span = (_relative(w, scale), (0.0, 1.0)) if normalize else (w, None)
+    hist: Any
+    if stairs:
+        counts, edges = np.histogram(shown, bins=bins, range=span)
+        hist = ax.stairs(counts, edges, fill=True, color="0.7", label="eigenvalues of A")
+        if log:
+            ax.set_yscale("log", nonpositive="clip")
+    else:
+        _, _, hist = ax.hist(
+            shown, bins=bins, range=span, log=log, color="0.7", label="eigenvalues of A"
+        )
+    edge = ax.axvline(detect.bulk_edge / scale, color="k", ls="--", label="Wishart bulk edge")
     energy = ax.axvline(
-        detect.signal_energy, color="tab:blue", ls=":", label="θ + n₂/q (paper)"
+        detect.signal_energy / scale, color="tab:blue", ls=":", label="θ + n₂/q (paper)"
     )
-    top = ax.axvline(detect.top_eigenvalue, color=RELEVANT_COLOR, label="predicted top")
-    ax.set_xlabel("eigenvalue")
+    top = ax.axvline(detect.top_eigenvalue / scale, color=RELEVANT_COLOR, label="predicted top")
+    ax.set_xlabel("eigenvalue ÷ top eigenvalue" if normalize else "eigenvalue")
     ax.set_ylabel("count")
+    if normalize:
+        ax.set_xlim(*RELATIVE_SPECTRUM_LIMITS)
+        ax.set_ylim(*_count_limits(w.size, log))
     ax.legend(loc="upper right", fontsize="small")
     return {"hist": hist, "edge": edge, "energy": energy, "top": top}
 
 
-def update_spectrum_vs_bulk(artists: dict[str, Any], eigenvalues: object, detect: Any) -> None:
-    """Redraw the histogram heights (same bins, rescaled range) and move the three lines."""
+def update_spectrum_vs_bulk(
+    artists: dict[str, Any],
+    eigenvalues: object,
+    detect: Any,
+    *,
+    normalize: bool = False,
+    rescale: bool = True,
+) -> None:
+    """Redraw the histogram heights (same bins, rescaled range) and move the three lines.
+
+    ``normalize`` divides by the top eigenvalue as in :func:`plot_spectrum_vs_bulk` (the
+    bins then stay on ``[0, 1]``); with ``rescale=False`` the axes keep their limits.
+    """
     w = np.asarray(eigenvalues, dtype=float)
-    patches = artists["hist"].patches
-    lo = min(float(w.min()), detect.bulk_edge)
-    hi = max(float(w.max()), detect.top_eigenvalue, detect.signal_energy)
-    counts, edges = np.histogram(w, bins=len(patches), range=(lo, hi))
-    for patch, count, left, right in zip(patches, counts, edges[:-1], edges[1:]):
-        patch.set_x(left)
-        patch.set_width(right - left)
-        patch.set_height(count)
+    hist = artists["hist"]
+    if normalize:
+        scale = _spectrum_scale(w)
+        lo, hi = 0.0, 1.0
+        shown = _relative(w, scale)
+    else:
+        scale = 1.0
+        lo = min(float(w.min()), detect.bulk_edge)
+        hi = max(float(w.max()), detect.top_eigenvalue, detect.signal_energy)
+        shown = w
+    if isinstance(hist, StepPatch):
+        counts, edges = np.histogram(shown, bins=len(hist.get_data().values), range=(lo, hi))
+        hist.set_data(counts, edges)
+    else:
+        counts, edges = np.histogram(shown, bins=len(hist.patches), range=(lo, hi))
+        for patch, count, left, right in zip(hist.patches, counts, edges[:-1], edges[1:]):
+            patch.set_x(left)
+            patch.set_width(right - left)
+            patch.set_height(count)
     for key, value in (
         ("edge", detect.bulk_edge), ("energy", detect.signal_energy),
         ("top", detect.top_eigenvalue),
     ):
-        artists[key].set_xdata([value, value])
-    ax = patches[0].axes
-    span = hi - lo if hi > lo else 1.0
-    ax.set_xlim(lo - 0.05 * span, hi + 0.05 * span)
-    ax.set_ylim(0, max(int(counts.max()), 1) * 1.1)
+        artists[key].set_xdata([value / scale, value / scale])
+    if not rescale:
+        return
+    ax = artists["edge"].axes
+    log = ax.get_yscale() == "log"
+    if normalize:
+        ax.set_xlim(*RELATIVE_SPECTRUM_LIMITS)
+    else:
+        span = hi - lo if hi > lo else 1.0
+        ax.set_xlim(lo - 0.05 * span, hi + 0.05 * span)
+    ax.set_ylim(*_count_limits(max(int(counts.max()), 1), log))
+
+
+def _spectrum_scale(w: np.ndarray) -> float:
+    """The top eigenvalue, the unit of a normalised spectrum (1 for an all-zero one)."""
+    top = float(np.max(w)) if w.size else 0.0
+    return top if top > 0 else 1.0
+
+
+def _relative(w: np.ndarray, scale: float) -> np.ndarray:
+    """Eigenvalues ÷ the top one, on [0, 1]: the eigenvalues of a positive semidefinite
+    kernel are ≥ 0, and the round-off that makes zero ones slightly negative must not drop
+    them from the first bin."""
+    return np.clip(w / scale, 0.0, 1.0)
+
+
+def _count_limits(largest: int, log: bool) -> tuple[float, float]:
+    """Count-axis limits that show bars up to ``largest`` (and single counts on a log axis)."""
+    return (0.7, 1.5 * largest) if log else (0.0, 1.1 * largest)
 
 
 # -------------------------------------------------------------------- detectability
@@ -278,15 +410,25 @@ def plot_detectability(
 
 
 def update_detectability(
-    artists: dict[str, Any], signal: float, n_samples: int, n_irrelevant: int
+    artists: dict[str, Any],
+    signal: float,
+    n_samples: int,
+    n_irrelevant: int,
+    *,
+    rescale: bool = True,
 ) -> None:
-    """Move the θ line and the current-n₂ marker; redraw the curves for a new q."""
+    """Move the θ line and the current-n₂ marker; redraw the curves for a new q.
+
+    With ``rescale=False`` the axes keep their limits.
+    """
     q = float(n_samples)
     n2 = artists["threshold"].get_xdata()
     artists["threshold"].set_ydata(1 + np.sqrt(n2 / q))
     artists["paper"].set_ydata(1 + 2 * np.sqrt(n2 / q))
     artists["signal"].set_ydata([signal, signal])
     artists["current"].set_data([n_irrelevant], [1 + np.sqrt(n_irrelevant / q)])
+    if not rescale:
+        return
     ax = artists["threshold"].axes
     top = max(float(signal), float(np.max(1 + 2 * np.sqrt(n2 / q))))
     ax.set_ylim(0.0, 1.1 * top)

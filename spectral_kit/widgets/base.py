@@ -29,7 +29,7 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ..plots._style import FIGURE_DPI
 
@@ -38,6 +38,19 @@ __all__ = ["Explorer"]
 #: Render explorers as static PNG images instead of live widgets (used when notebooks are
 #: executed to be stored with their outputs, so that they read well without a kernel).
 STATIC_ENV = "SPECTRAL_KIT_STATIC_WIDGETS"
+
+
+_CONTROLLER: ThreadpoolController | None = None
+
+
+def _one_blas_thread() -> Any:
+    """Limit BLAS/OpenMP to one thread for a slider move (small problems: threads only add
+    overhead). The libraries are scanned once, not on every move, which would cost more than
+    some redraws."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1)
 
 
 def _kernel_loop() -> Any | None:
@@ -100,7 +113,7 @@ class Explorer:
         self.status = widgets.HTML(layout=widgets.Layout(min_height="1.4em"))
         self.error_area = widgets.HTML(layout=widgets.Layout(display="none"))
         self.error_area.add_class("spectral-kit-error")
-        with threadpool_limits(1):
+        with _one_blas_thread():
             self._draw(self.figure)
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
@@ -138,7 +151,7 @@ class Explorer:
         self._pending = None
         start = time.perf_counter()
         try:
-            with threadpool_limits(1):
+            with _one_blas_thread():
                 pending = self._render(self.values)
                 self.update_latencies.append(time.perf_counter() - start)
                 self._draw_now()
@@ -343,7 +356,7 @@ class Explorer:
         if pending is None or self._closed:
             return
         try:
-            with threadpool_limits(1):
+            with _one_blas_thread():
                 next(pending)
                 self._draw_now()
         except StopIteration:

@@ -10,6 +10,10 @@ the number of irrelevant features n₂ and the cluster spread σ -- drive four p
   ``(1/q)(√n₂ + √q)²`` and the predicted top eigenvalue;
 * the relevant signal θ against the detectability threshold ``1 + √(n₂/q)`` over n₂.
 
+Every panel keeps its axes as the sliders move -- principal coordinates are divided by their
+largest magnitude, eigenvalues by the top one, and what changes in a title is shown as text
+drawn with the data -- so a slider move redraws only the data over a cached background.
+
 Everything shown is computed by :mod:`spectral_kit.weighting` and drawn by
 :mod:`spectral_kit.plots.weighting`; this module wires sliders to them.
 """
@@ -23,12 +27,12 @@ from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
-from sklearn.metrics import silhouette_score
 
 from ..datasets.synthetic import SyntheticData
 from ..datasets.wolf_bileschi import make_wolf_bileschi_fig1
 from ..metrics import sparsity_gap
 from ..plots.weighting import (
+    PROJECTION_BOX,
     plot_cluster_projection,
     plot_detectability,
     plot_spectrum_vs_bulk,
@@ -58,9 +62,15 @@ __all__ = ["DetectabilityExplorer", "DetectabilityState", "WeightedView"]
 N_RELEVANT = 3
 #: The weightings the right-hand panel can show (names as in ``WeightedPCA``).
 WEIGHTINGS = {"parameter-free": "Algo. 2", "q-alpha": "Algo. 1"}
-#: Room above the histogram's highest bar, for the legend.
-SPECTRUM_HEADROOM = 1.6
-#: Colour of titles that report a failure (as the explorer's error text).
+#: Top of the spectrum's (log) count axis, in multiples of q (the most any bar can hold):
+#: the bars and the lines stay below :data:`SPECTRUM_LINE_TOP`, the legend above.
+SPECTRUM_HEADROOM = 5.0
+#: Height of the spectrum's vertical lines, as a fraction of the axes.
+SPECTRUM_LINE_TOP = 0.76
+#: Top of the scatter panels' vertical axis: the normalised coordinates end at 1, the
+#: silhouette is written above them.
+PROJECTION_TOP = 1.45
+#: Colour of the verdict when the signal has drowned (as the explorer's error text).
 FAILURE_COLOR = "#b00020"
 
 
@@ -187,30 +197,52 @@ class DetectabilityExplorer(Explorer):
         )
         state = self.compute(self.values)
         self.projections = {}
+        self.projection_texts = {}
+        titles = {"PCA": "PCA of all features",
+                  "weighted": f"{WEIGHTINGS[self.weighting]} weights + PCA"}
         for name, ax in (("PCA", ax_pca), ("weighted", ax_weighted)):
+            # Principal coordinates have no unit: each embedding is divided by its largest
+            # |coordinate|, so the box stays fixed and the axes need no redraw.
             self.projections[name] = plot_cluster_projection(
-                ax, state.pca.embedding, state.data.y, size=12
+                ax, state.pca.embedding, state.data.y, size=12, normalize=True
             )
-            # Principal coordinates have no meaningful unit: no ticks, and less to redraw.
+            ax.set_ylim(-PROJECTION_BOX, PROJECTION_TOP)
             ax.set_xticks([])
             ax.set_yticks([])
             ax.set_xlabel("PC 1")
             ax.set_ylabel("PC 2")
-            self._scatter_title(name, name, 0.0)
-        self.spectrum = plot_spectrum_vs_bulk(ax_spec, state.eigenvalues, state.detect)
-        ax_spec.set_xlabel("eigenvalue of A = MᵀM (normalised features)")
+            ax.set_title(titles[name], y=1.0)
+            self.projection_texts[name] = ax.text(
+                0.02, 0.97, "", transform=ax.transAxes, ha="left", va="top", fontsize=8.5
+            )
+        # Eigenvalues ÷ the top one keep the eigenvalue axis still; counts on a log axis show
+        # the spike of zero eigenvalues (3 + n₂ < q features) beside the lone top eigenvalue.
+        self.spectrum = plot_spectrum_vs_bulk(
+            ax_spec, state.eigenvalues, state.detect, normalize=True, log=True, stairs=True
+        )
+        ax_spec.set_ylim(0.7, SPECTRUM_HEADROOM * state.eigenvalues.size)
+        ax_spec.set_xlabel("eigenvalue of A = MᵀM (normalised features) ÷ the top one")
+        ax_spec.set_ylabel("count (log scale)")
         ax_spec.set_title("kernel spectrum vs Wishart bulk edge", y=1.0)
-        # The action is at the right end of the spectrum (bulk edge, top eigenvalue): keep
-        # the legend in the headroom above the middle of the histogram.
-        ax_spec.legend(loc="upper center", fontsize=7.5, framealpha=0.85)
+        # The legend is part of the cached background: the moving lines stop below it.
+        for key in ("edge", "energy", "top"):
+            self.spectrum[key].set_ydata([0.0, SPECTRUM_LINE_TOP])
+        ax_spec.legend(loc="upper center", ncols=2, fontsize=7.5, borderaxespad=0.3)
         self.detect_artists = plot_detectability(
             ax_det, state.theta, state.detect.n_samples, state.detect.n_irrelevant,
             n_irrelevant_max=self.N_IRRELEVANT_MAX,
         )
-        # Where the signal drowns: n₂ = q(θ − 1)², the crossing of θ with the solid curve.
-        self.critical_line = ax_det.axvline(0.0, color="0.4", ls=":", lw=1)
+        # Where the signal drowns: n₂ = q(θ − 1)², the crossing of θ with the solid curve,
+        # dropped to the n₂ axis. θ ≤ 3, the trace of A₁ for 3 unit-norm rows, keeps it and
+        # the θ line below the legend, which is part of the cached background.
+        (self.critical_line,) = ax_det.plot([0.0, 0.0], [0.0, 1.0], color="0.4", ls=":",
+                                            lw=1)
         ax_det.set_xlim(0.0, 1.03 * self.N_IRRELEVANT_MAX)  # room for the marker at the end
         ax_det.set_title("θ vs 1 + √(n₂/q)", y=1.0)
+        # θ ≥ 1 and every curve starts at 1: the band below 1 is free for the verdict.
+        self.verdict_text = ax_det.text(
+            0.98, 0.04, "", transform=ax_det.transAxes, ha="right", va="bottom", fontsize=8.5
+        )
         for ax in figure.axes:
             ax.title.set_fontsize(9.5)
             ax.xaxis.label.set_fontsize(9)
@@ -221,6 +253,14 @@ class DetectabilityExplorer(Explorer):
                 for text in legend.get_texts():
                     text.set_fontsize(7.5)
         self._freeze_text_positions(figure)
+        det = self.detect_artists
+        self.animate(
+            *(self.projections[name]["points"] for name in self.projections),
+            *self.projection_texts.values(),
+            self.spectrum["hist"], self.spectrum["edge"], self.spectrum["energy"],
+            self.spectrum["top"], self.critical_line, det["signal"], det["current"],
+            self.verdict_text,
+        )
 
     @staticmethod
     def _freeze_text_positions(figure: Figure) -> None:
@@ -278,7 +318,7 @@ class DetectabilityExplorer(Explorer):
             data=data, theta=theta, detect=detectability(theta, n2, q),
             critical=critical_irrelevant(theta, q), eigenvalues=eigenvalues,
             overlap=float(vectors[:, -1] @ relevant_direction) ** 2,
-            pca=pca, pca_silhouette=float(silhouette_score(pca.embedding, data.y)),
+            pca=pca, pca_silhouette=_silhouette(pca.embedding, data.y),
             algo2=_view(Mp, parameter_free_weights(Mp, preprocess=False), data),
         )
         self._cache[key] = state
@@ -299,13 +339,9 @@ class DetectabilityExplorer(Explorer):
     # -- rendering ---------------------------------------------------------------------------
     def _render(self, values: dict[str, Any]) -> Iterator | None:
         state = self.compute(values)
-        update_cluster_projection(self.projections["PCA"], state.pca.embedding)
-        self._scatter_title(
-            "PCA", f"PCA, all {state.data.X.shape[1]} features", state.pca_silhouette
-        )
-        update_spectrum_vs_bulk(self.spectrum, state.eigenvalues, state.detect)
-        ax_spec = self.spectrum["edge"].axes
-        ax_spec.set_ylim(0.0, ax_spec.get_ylim()[1] * SPECTRUM_HEADROOM)
+        self._show_projection("PCA", state.pca.embedding,
+                              f"silhouette {state.pca_silhouette:.2f}")
+        self._show_spectrum(state)
         self._show_detectability(state)
         key = self._key(values)
         if self.weighting == "parameter-free" or key in self._algo1:
@@ -313,11 +349,8 @@ class DetectabilityExplorer(Explorer):
             self._show_weighted(state, view)
             return None
         # Algo. 1 starts from Algo. 2's weights: show that start until it has converged.
-        update_cluster_projection(self.projections["weighted"], state.algo2.projection.embedding)
-        self.projections["weighted"]["points"].axes.set_title(
-            "Algo. 1 weights + PCA\n(iterating from Algo. 2's weights…)", color="0.45",
-            fontsize=9.5, y=1.0,
-        )
+        self._show_projection("weighted", state.algo2.projection.embedding,
+                              "iterating from Algo. 2's weights…", color="0.45")
         self._status(state, None)
 
         def refine() -> Iterator[None]:
@@ -326,29 +359,35 @@ class DetectabilityExplorer(Explorer):
 
         return refine()
 
-    def _scatter_title(self, panel: str, text: str, silhouette: float) -> None:
-        self.projections[panel]["points"].axes.set_title(
-            f"{text}\nsilhouette {silhouette:.2f}", color="black", fontsize=9.5, y=1.0
-        )
+    def _show_projection(self, panel: str, embedding: np.ndarray, text: str,
+                         color: str = "black") -> None:
+        update_cluster_projection(self.projections[panel], embedding, normalize=True,
+                                  rescale=False)
+        self.projection_texts[panel].set_text(text)
+        self.projection_texts[panel].set_color(color)
 
     def _show_weighted(self, state: DetectabilityState, view: WeightedView) -> None:
-        update_cluster_projection(self.projections["weighted"], view.projection.embedding)
-        name = WEIGHTINGS[self.weighting]
-        self._scatter_title("weighted", f"{name} weights + PCA", view.silhouette)
+        self._show_projection("weighted", view.projection.embedding,
+                              f"silhouette {view.silhouette:.2f}")
         self._status(state, view)
+
+    def _show_spectrum(self, state: DetectabilityState) -> None:
+        update_spectrum_vs_bulk(self.spectrum, state.eigenvalues, state.detect,
+                                normalize=True, rescale=False)
 
     def _show_detectability(self, state: DetectabilityState) -> None:
         det = state.detect
-        update_detectability(self.detect_artists, state.theta, det.n_samples, det.n_irrelevant)
-        self.critical_line.set_xdata([state.critical, state.critical])
+        update_detectability(self.detect_artists, state.theta, det.n_samples, det.n_irrelevant,
+                             rescale=False)
+        self.critical_line.set_data([state.critical] * 2, [0.0, state.theta])
         marker = self.detect_artists["current"]
         marker.set_markerfacecolor(marker.get_color() if det.detectable else "white")
         relation = ">" if det.detectable else "≤"
         verdict = "detectable" if det.detectable else "drowned"
-        marker.axes.set_title(
-            f"θ = {state.theta:.2f} {relation} 1 + √(n₂/q) = {det.threshold:.2f}: {verdict}",
-            color="black" if det.detectable else FAILURE_COLOR, fontsize=9.5, y=1.0,
+        self.verdict_text.set_text(
+            f"θ = {state.theta:.2f} {relation} 1 + √(n₂/q) = {det.threshold:.2f}: {verdict}"
         )
+        self.verdict_text.set_color("black" if det.detectable else FAILURE_COLOR)
 
     def _status(self, state: DetectabilityState, view: WeightedView | None) -> None:
         det = state.detect
@@ -367,8 +406,12 @@ class DetectabilityExplorer(Explorer):
             weights = "every feature is relevant"
         else:
             weights = f"relevant ÷ irrelevant weight {view.ratio:.1f}"
+        # The spectrum panel shows eigenvalues ÷ the top one; its scale is given here.
+        edge = f"bulk edge {det.bulk_edge:.2f}" if det.n_irrelevant else "no bulk"
         self.status.value = (
             f"n₂ = {det.n_irrelevant}, σ = {float(self.values['sigma']):.2f}: {where}. "
+            f"Top eigenvalue of A {state.eigenvalues[-1]:.2f} (predicted "
+            f"{det.top_eigenvalue:.2f}, {edge}). "
             f"cos²(top PC, relevant direction): measured {state.overlap:.2f}, "
             f"predicted {det.overlap:.2f}. {name}: {weights}."
         )
@@ -393,6 +436,32 @@ def _view(Mp: np.ndarray, result: WeightingResult, data: SyntheticData) -> Weigh
     relevant = data.relevant
     return WeightedView(
         result=result, projection=projection,
-        silhouette=float(silhouette_score(projection.embedding, data.y)),
+        silhouette=_silhouette(projection.embedding, data.y),
         ratio=sparsity_gap(result.alpha, relevant) if (~relevant).any() else float("nan"),
     )
+
+
+def _silhouette(embedding: np.ndarray, labels: np.ndarray) -> float:
+    """Mean silhouette of the clusters ``labels`` in ``embedding`` (Euclidean), as
+    :func:`sklearn.metrics.silhouette_score`.
+
+    For each sample, ``s = (b − a) / max(a, b)`` with ``a`` its mean distance to the other
+    members of its cluster and ``b`` its smallest mean distance to another cluster (0 for a
+    sample alone in its cluster). Computed here because, for 100 samples, scikit-learn's
+    function spends most of its few milliseconds validating its input, twice per slider move.
+    """
+    Z = np.asarray(embedding, dtype=float)
+    codes, sizes = np.unique(np.asarray(labels), return_inverse=True, return_counts=True)[1:]
+    if sizes.size < 2 or sizes.size >= Z.shape[0]:
+        raise ValueError("the silhouette needs 2 ≤ clusters < samples.")
+    distances = np.sqrt(np.sum((Z[:, None, :] - Z[None, :, :]) ** 2, axis=-1))
+    # Sum of distances from every sample to every cluster.
+    totals = distances @ np.eye(sizes.size)[codes]
+    own = sizes[codes]
+    rows = np.arange(Z.shape[0])
+    a = totals[rows, codes] / np.maximum(own - 1, 1)
+    others = totals / sizes
+    others[rows, codes] = np.inf
+    b = others.min(axis=1)
+    s = (b - a) / np.maximum(np.maximum(a, b), np.finfo(float).tiny)
+    return float(np.mean(np.where(own > 1, s, 0.0)))
