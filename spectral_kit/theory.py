@@ -247,23 +247,33 @@ class PositivitySampler:
         # v ∝ V (tI − Λ)⁻¹ Vᵀ1 is the leading eigenvector of S + r11ᵀ.
         return _same_sign(np.einsum("bij,bj->bi", V, w))
 
-    def _block_matrices(self, n: int, block: int) -> np.ndarray:
-        key = ("S", n, block)
-        if self._last_block is None or self._last_block[0] != key:
-            self._last_block = (key, _symmetric_block(n, self.seed, block))
-        return self._last_block[1]
+    def _matrix(self, n: int, trial: int) -> np.ndarray:
+        """The symmetric matrix S of one trial: the same as row ``trial % BLOCK`` of
+        :func:`_symmetric_block`, drawn on its own from the block's stream.
+
+        Drawing a whole block at once costs BLOCK matrices (0.5 s at n = 500) before the
+        first trial can be solved; drawn one by one, a deadline is honoured per trial.
+        """
+        block, t = divmod(trial, BLOCK)
+        stream = self._last_block
+        if stream is None or stream[0] != (n, block) or stream[1] > t:
+            stream = ((n, block), -1, np.random.default_rng([self.seed, n, block]), None)
+        key, index, rng, S = stream
+        while index < t:  # the stream yields the block's matrices in order
+            S = rng.standard_normal((n, n))
+            index += 1
+        self._last_block = (key, index, rng, S)
+        return np.triu(S) + np.triu(S, 1).T
 
     def _direct(self, n: int, ratio: float, trial: int) -> bool:
         """Same-sign test of one trial by a direct top-eigenvector solve (large n)."""
-        block, t = divmod(trial, BLOCK)
-        G = self._block_matrices(n, block)[t] + ratio
+        G = self._matrix(n, trial) + ratio
         _, v = scipy.linalg.eigh(G, subset_by_index=[n - 1, n - 1], check_finite=False)
         return bool(_same_sign(v[:, 0]))
 
     def leading_eigenvector(self, n: int, ratio: float, trial: int = 0) -> np.ndarray:
         """The leading eigenvector of one sampled ``S + r J`` (trial index within block 0…)."""
-        block, t = divmod(trial, BLOCK)
-        G = self._block_matrices(n, block)[t] + ratio
+        G = self._matrix(n, trial) + ratio
         _, v = scipy.linalg.eigh(G, subset_by_index=[n - 1, n - 1], check_finite=False)
         v = v[:, 0]
         return v if v.sum() >= 0 else -v

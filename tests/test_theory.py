@@ -133,3 +133,15 @@ def test_wishart_moments_and_top_eigenvalue():
     assert np.mean(tops) == pytest.approx(wishart_top_eigenvalue(n, q), rel=0.05)
     assert wishart_top_eigenvalue_as_printed(n, q) == pytest.approx(
         wishart_top_eigenvalue(n, q) * n / q)
+
+
+def test_large_n_trials_are_drawn_one_by_one_from_the_block_stream():
+    # Above the cache size each trial is drawn on its own (so a refinement step can stop
+    # after any trial); it must be the same matrix as in the block drawn at once.
+    from spectral_kit.theory import BLOCK, PositivitySampler, _symmetric_block
+
+    sampler = PositivitySampler(3)
+    n = 40
+    block = _symmetric_block(n, 3, 2)
+    for t in (0, 5, 5, 17, 1, BLOCK - 1):  # forwards, repeated and backwards
+        np.testing.assert_array_equal(sampler._matrix(n, 2 * BLOCK + t), block[t])
