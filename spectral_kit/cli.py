@@ -1,4 +1,5 @@
-"""The ``spectral-kit`` command: open the kit, run benchmarks, reproduce the papers."""
+"""The ``spectral-kit`` command: open the kit, run benchmarks, reproduce the papers, fetch the
+data sets."""
 
 from __future__ import annotations
 
@@ -81,6 +82,32 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _data(args: argparse.Namespace) -> int:
+    from .datasets.real import DATA_FILES, data_home, fetch_file
+
+    names = args.names or sorted(DATA_FILES)
+    unknown = [n for n in names if n not in DATA_FILES]
+    if unknown:
+        print(f"unknown data set(s): {', '.join(unknown)}; available: "
+              f"{', '.join(sorted(DATA_FILES))}", file=sys.stderr)
+        return 2
+    failed = []
+    for name in names:
+        for spec in DATA_FILES[name]:
+            try:
+                path = fetch_file(spec)
+            except OSError as exc:
+                failed.append(name)
+                print(f"{name}: {spec.name} unavailable: {exc}", file=sys.stderr, flush=True)
+            else:
+                print(f"{name}: {path} (sha256 verified)", flush=True)
+    if failed:
+        print(f"not fetched: {', '.join(sorted(set(failed)))}; the notebooks that need them "
+              f"download them on first use (cache: {data_home()}).", file=sys.stderr)
+        return 1
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="spectral-kit",
@@ -104,6 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--quick", action="store_true", help="reduced repetitions, a few minutes")
     rep.add_argument("--only", nargs="*", help="registry keys (or prefixes) to run")
     rep.set_defaults(func=_reproduce)
+
+    data = sub.add_parser("data", help="fetch and verify the public data sets the papers use")
+    data.add_argument("names", nargs="*", help="data sets (default: all)")
+    data.set_defaults(func=_data)
     return parser
 
 

@@ -47,3 +47,26 @@ def test_reproduce_writes_a_report(tmp_path):
     assert "| quantity | ours | published | verdict | note |" in text
     assert "Ben-Dor" in text
     assert list((tmp_path / "figures").glob("*.png"))
+
+
+def test_data_refuses_a_corrupted_copy_and_unknown_names(tmp_path, monkeypatch, capsys):
+    import hashlib
+
+    from spectral_kit.datasets import real
+
+    spec = real.DATA_FILES["sonar"][0]
+    (tmp_path / spec.folder).mkdir()
+    payload = b"not the published file"
+    (tmp_path / spec.folder / spec.name).write_bytes(payload)
+    assert hashlib.sha256(payload).hexdigest() != spec.sha256
+    monkeypatch.setenv("SPECTRAL_KIT_DATA", str(tmp_path))
+    monkeypatch.setenv("SPECTRAL_KIT_CACHE", str(tmp_path / "cache"))
+
+    def no_download(*args, **kwargs):
+        raise AssertionError("a corrupted local copy must not lead to a download")
+
+    monkeypatch.setattr(real.urllib.request, "urlopen", no_download)
+    assert cli.main(["data", "sonar"]) == 1
+    assert "does not match the published sha256" in capsys.readouterr().err
+    assert cli.main(["data", "no-such-set"]) == 2
+    assert "available:" in capsys.readouterr().err
