@@ -53,15 +53,21 @@ def _headless() -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
 
 
+def _unknown(kind: str, names: list[str], available: list[str]) -> bool:
+    """Report names that are not among ``available`` (on stderr); whether there were any."""
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        print(f"unknown {kind}(s): {', '.join(unknown)}; available: {', '.join(available)}",
+              file=sys.stderr)
+    return bool(unknown)
+
+
 def _bench(args: argparse.Namespace) -> int:
     _headless()
     from .bench import BENCHMARKS, format_table
 
     names = args.names or list(BENCHMARKS)
-    unknown = [n for n in names if n not in BENCHMARKS]
-    if unknown:
-        print(f"unknown benchmark(s): {', '.join(unknown)}; available: "
-              f"{', '.join(BENCHMARKS)}", file=sys.stderr)
+    if _unknown("benchmark", names, list(BENCHMARKS)):
         return 2
     results = []
     for name in names:
@@ -86,10 +92,7 @@ def _data(args: argparse.Namespace) -> int:
     from .datasets.real import DATA_FILES, data_home, fetch_file
 
     names = args.names or sorted(DATA_FILES)
-    unknown = [n for n in names if n not in DATA_FILES]
-    if unknown:
-        print(f"unknown data set(s): {', '.join(unknown)}; available: "
-              f"{', '.join(sorted(DATA_FILES))}", file=sys.stderr)
+    if _unknown("data set", names, sorted(DATA_FILES)):
         return 2
     failed = []
     for name in names:
