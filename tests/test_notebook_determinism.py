@@ -1,0 +1,70 @@
+"""Notebooks are deterministic: a restart-and-run-all reproduces every checked output.
+
+nbval (run by the same test command) executes each notebook once and compares its
+``# NBVAL_CHECK_OUTPUT`` cells with the outputs stored in the file. This module executes each
+notebook a second time, in a fresh kernel, and compares the same cells again: every test run
+thus checks two consecutive runs against one stored reference, hence against each other.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+CHECK = "# NBVAL_CHECK_OUTPUT"
+
+
+def _sanitizers() -> list[tuple[re.Pattern, str]]:
+    """The replacements nbval applies (notebooks/sanitize.cfg): addresses, timings."""
+    config = configparser.ConfigParser()
+    config.read(NOTEBOOKS / "sanitize.cfg")
+    return [(re.compile(config[s]["regex"]), config[s]["replace"]) for s in config.sections()]
+
+
+def _checked_text(nb: nbformat.NotebookNode) -> list[str]:
+    """The text a checked cell shows (streams and plain-text results), sanitized."""
+    sanitizers = _sanitizers()
+    shown = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or not cell.source.lstrip().startswith(CHECK):
+            continue
+        parts = []
+        for out in cell.get("outputs", []):
+            if out.output_type == "stream":
+                parts.append(out.text)
+            elif out.output_type in ("execute_result", "display_data"):
+                parts.append(out.get("data", {}).get("text/plain", ""))
+            elif out.output_type == "error":
+                parts.append(f"{out.ename}: {out.evalue}")
+        text = "".join(parts)
+        for pattern, replacement in sanitizers:
+            text = pattern.sub(replacement, text)
+        shown.append(text)
+    return shown
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "path", [p for p in sorted(NOTEBOOKS.glob("*.ipynb")) if CHECK in p.read_text()],
+    ids=lambda p: p.stem,
+)
+def test_restart_and_run_all_reproduces_the_checked_outputs(path, monkeypatch):
+    stored = nbformat.read(path, as_version=4)
+    expected = _checked_text(stored)
+    # As the stored outputs were made: explorers as pictures (no front end here).
+    monkeypatch.setenv("SPECTRAL_KIT_STATIC_WIDGETS", "1")
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", os.environ.get("OPENBLAS_NUM_THREADS", "1"))
+    fresh = nbformat.read(path, as_version=4)
+    NotebookClient(fresh, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    got = _checked_text(fresh)
+    assert len(got) == len(expected)
+    for i, (a, b) in enumerate(zip(got, expected)):
+        assert a == b, f"{path.name}: checked cell {i} differs from the stored output"
