@@ -32,7 +32,7 @@ from .preprocess import preprocess_rows
 from .qalpha.engine import extend_result
 from .qalpha.models import StandardModel
 from .qalpha.side import SideInformationModel, SideQAlphaResult
-from .qalpha.standard import BASIC_MAX_SAMPLES, METHOD_CHOICES, SOLVERS, check_k, run_model
+from .qalpha.standard import METHOD_CHOICES, SOLVERS, check_k, resolve_method, run_model
 from .validation import as_generator, check_choice, check_finite_scalar, check_int
 
 __all__ = ["TopographicMap", "topographic_map"]
@@ -156,8 +156,7 @@ def topographic_map(
         raise ValueError(f"M must have at least 2 feature rows; got shape {Mp.shape}.")
     n_frame = check_int(n_frame, "n_frame", low=2, high=n)
     k = check_k(k, Mp.shape[1])
-    if method == "auto":
-        method = "basic" if Mp.shape[1] <= BASIC_MAX_SAMPLES else "power"
+    method = resolve_method(method, Mp.shape[1])
     rng = as_generator(random_state)
     base = StandardModel(Mp)
     D = np.zeros(n)

@@ -30,9 +30,9 @@ from .models import StandardModel
 from .operators import ShiftedOperator
 from .side import ModelWrapper
 from .standard import (
-    BASIC_MAX_SAMPLES,
     check_k,
     check_run_options,
+    resolve_method,
     run_model,
 )
 
@@ -185,8 +185,7 @@ def q_alpha_pairwise(
     k = check_k(k, Mp.shape[1])
     idx = check_pairs(pairs, Mp.shape[1])
     B = PairGramOperator(Mp[:, idx[:, 0]] * Mp[:, idx[:, 1]])
-    if method == "auto":
-        method = "basic" if Mp.shape[1] <= BASIC_MAX_SAMPLES else "power"
+    method = resolve_method(method, Mp.shape[1])
     start = None
     if warm_start is not None and np.shape(warm_start.Q) == (Mp.shape[1], k):
         start, init, n_init = warm_start, "warm", 1

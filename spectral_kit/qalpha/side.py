@@ -47,9 +47,9 @@ from .engine import QAlphaResult, extend_result
 from .models import StandardModel
 from .operators import DiagonalScaledOperator
 from .standard import (
-    BASIC_MAX_SAMPLES,
     check_k,
     check_run_options,
+    resolve_method,
     run_model,
 )
 
@@ -291,8 +291,7 @@ class SideInformationProblem:
         )
         k = check_k(k, self.M.shape[1])
         lam = check_lam(lam, self.D)
-        if method == "auto":
-            method = "basic" if self.M.shape[1] <= BASIC_MAX_SAMPLES else "power"
+        method = resolve_method(method, self.M.shape[1])
         rng = as_generator(random_state)
         start = warm_start if _fits(warm_start, self.M.shape, k) else None
         runs = []

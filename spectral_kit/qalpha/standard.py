@@ -40,6 +40,15 @@ def check_run_options(
     )
 
 
+def resolve_method(method: str, n_samples: int) -> str:
+    """``method="auto"``: the basic scheme (an eigendecomposition of the q × q A_α per
+    iteration) while q ≤ :data:`BASIC_MAX_SAMPLES`, the power-embedded iteration (Def. 2)
+    beyond; any other method is returned as is."""
+    if method != "auto":
+        return method
+    return "basic" if n_samples <= BASIC_MAX_SAMPLES else "power"
+
+
 def check_k(k: object, n_samples: int, name: str = "k") -> int:
     """k must leave at least one eigen-direction out: 1 ≤ k ≤ q − 1."""
     return check_int(
@@ -202,8 +211,7 @@ def q_alpha(
     rng = as_generator(random_state)
     Mp = preprocess_rows(M) if preprocess else preprocess_rows(M, center=False, normalize=False)
     k = check_k(k, Mp.shape[1])
-    if method == "auto":
-        method = "basic" if Mp.shape[1] <= BASIC_MAX_SAMPLES else "power"
+    method = resolve_method(method, Mp.shape[1])
     model = (
         LaplacianModel(Mp) if spectrum == "laplacian" else StandardModel(Mp, criterion=criterion)
     )

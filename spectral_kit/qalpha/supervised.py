@@ -28,7 +28,7 @@ from ..validation import (
 )
 from .engine import QAlphaResult
 from .operators import HadamardGramOperator, HadamardTerm
-from .standard import CRITERIA, check_run_options, run_model
+from .standard import CRITERIA, check_run_options, resolve_method, run_model
 
 __all__ = ["SupervisedModel", "q_alpha_supervised"]
 
@@ -200,8 +200,7 @@ def q_alpha_supervised(
     center = check_choice(center, "center", CENTERINGS)
     Mp, labels = _preprocess(M, y, center)
     model = SupervisedModel(Mp, labels, k_within, k_between, gamma)
-    if method == "auto":
-        method = "basic" if max(b.shape[1] for b in model.blocks) <= 2000 else "power"
+    method = resolve_method(method, max(b.shape[1] for b in model.blocks))
     result = run_model(
         model, k_within, method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol,
         solver=solver, rng=as_generator(random_state), spectrum="standard",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import io
+import numbers
 import os
 import time
 import traceback
@@ -257,9 +258,13 @@ class Explorer:
                 low, high = getattr(control, "min", None), getattr(control, "max", None)
                 if hasattr(control, "base"):  # log slider: min/max are exponents
                     low, high = control.base**low, control.base**high
-                slack = 1e-12 * max(abs(low), abs(high), 1.0) if low is not None else 0.0
-                if low is not None and not low - slack <= value <= high + slack:
-                    raise ValueError(f"{name} must lie in [{low:g}, {high:g}]; got {value}.")
+                if low is None:  # not a slider
+                    control.value = value
+                    continue
+                slack = 1e-12 * max(abs(low), abs(high), 1.0)
+                if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                        or not low - slack <= value <= high + slack):
+                    raise ValueError(f"{name} must lie in [{low:g}, {high:g}]; got {value!r}.")
                 control.value = value
         finally:
             self._batch = False

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import numbers
 import threading
 import time
 from collections import OrderedDict
@@ -395,23 +394,7 @@ class InterlacingExplorer(Explorer):
         if "n" in values:
             super()._set_values({"n": values.pop("n")})
             self._sync_k(int(self.controls["n"].value))
-        # The base class checks a value against min/max, which for a log slider are
-        # exponents; λ is checked against 10^min … 10^max here.
-        logs = {name: values.pop(name) for name in list(values)
-                if name in self.controls and hasattr(self.controls[name], "base")}
-        for name, value in logs.items():
-            control = self.controls[name]
-            low, high = control.base**control.min, control.base**control.max
-            if (isinstance(value, bool) or not isinstance(value, numbers.Real)
-                    or not low * (1 - 1e-9) <= value <= high * (1 + 1e-9)):
-                raise ValueError(f"{name} must lie in [{low:g}, {high:g}]; got {value!r}.")
         super()._set_values(values)
-        self._batch = True
-        try:
-            for name, value in logs.items():
-                self.controls[name].value = float(value)
-        finally:
-            self._batch = False
 
     def _sync_k(self, n: int) -> None:
         """Keep the cardinality slider's range at 1…n (k > n is clipped to n)."""

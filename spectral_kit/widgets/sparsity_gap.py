@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
@@ -322,26 +321,6 @@ class SideInformationExplorer(SparsityGapExplorer):
         self.animate(*self.bars.patches, self.shares_text, *self.path_lines, self.lam_line,
                      self.path_marker)
         self.ax_bars, self.ax_path = ax_bars, ax_path
-
-    def _set_values(self, values: dict[str, Any]) -> None:
-        # The base class checks every slider's value against its min/max, which for a log
-        # slider are exponents; λ is checked here against 10^min … 10^max instead.
-        values = dict(values)
-        logs = {name: values.pop(name) for name in list(values)
-                if name in self.controls and hasattr(self.controls[name], "base")}
-        for name, value in logs.items():
-            control = self.controls[name]
-            low, high = control.base**control.min, control.base**control.max
-            if (isinstance(value, bool) or not isinstance(value, numbers.Real)
-                    or not low <= value <= high):
-                raise ValueError(f"{name} must lie in [{low:g}, {high:g}]; got {value!r}.")
-        super()._set_values(values)
-        self._batch = True
-        try:
-            for name, value in logs.items():
-                self.controls[name].value = float(value)
-        finally:
-            self._batch = False
 
     # -- computation -------------------------------------------------------------------------
     def solution(self, k: int, lam: float) -> SideQAlphaResult:
