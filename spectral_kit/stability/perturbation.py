@@ -103,6 +103,17 @@ class StewartBound:
         return self.holds
 
 
+def check_matrix_and_perturbation(A: object, E: object) -> tuple[np.ndarray, np.ndarray]:
+    """A and its perturbation E as float arrays: both symmetric, of the same shape."""
+    A = check_array(A, "A")
+    E = check_array(E, "E")
+    check_symmetric(A, "A")
+    check_symmetric(E, "E")
+    if E.shape != A.shape:
+        raise ValueError(f"E must have the shape of A, {A.shape}; got {E.shape}.")
+    return A, E
+
+
 def stewart_bound(A: object, E: object, k: int) -> StewartBound:
     """Check Stewart's theorem for the top-``k`` eigenvector space of A under perturbation E.
 
@@ -119,12 +130,7 @@ def stewart_bound(A: object, E: object, k: int) -> StewartBound:
         δ, the block norms and the distance bound (None, and the result falsy, when the
         theorem's conditions fail).
     """
-    A = check_array(A, "A")
-    E = check_array(E, "E")
-    check_symmetric(A, "A")
-    check_symmetric(E, "E")
-    if E.shape != A.shape:
-        raise ValueError(f"E must have the shape of A, {A.shape}; got {E.shape}.")
+    A, E = check_matrix_and_perturbation(A, E)
     p = A.shape[0]
     k = check_int(k, "k", low=1, high=p - 1, hint="Theorem 1 needs a proper subspace.")
     w, W = _eigenbasis_blocks(A, E)
@@ -133,12 +139,7 @@ def stewart_bound(A: object, E: object, k: int) -> StewartBound:
 
 def stewart_bounds(A: object, E: object) -> tuple[StewartBound, ...]:
     """:func:`stewart_bound` for every k = 1 … p − 1, from one eigendecomposition of A."""
-    A = check_array(A, "A")
-    E = check_array(E, "E")
-    check_symmetric(A, "A")
-    check_symmetric(E, "E")
-    if E.shape != A.shape:
-        raise ValueError(f"E must have the shape of A, {A.shape}; got {E.shape}.")
+    A, E = check_matrix_and_perturbation(A, E)
     w, W = _eigenbasis_blocks(A, E)
     return tuple(_stewart_from_blocks(w, W, k) for k in range(1, A.shape[0]))
 

@@ -28,11 +28,10 @@ from ..validation import (
     check_choice,
     check_finite_scalar,
     check_int,
-    check_symmetric,
 )
 from .bootstrap import DEFAULT_MEMORY_LIMIT, BootstrapIntervals, bootstrap_intervals
 from .interlacing import lemma1_stable_ks, proposition1_rules_out
-from .perturbation import perturbation_matrix
+from .perturbation import check_matrix_and_perturbation, perturbation_matrix
 
 __all__ = [
     "CRITERIA",
@@ -206,12 +205,7 @@ def stable_principal_submatrix(
     -------
     SbSResult
     """
-    A = check_array(A, "A")
-    E = check_array(E, "E")
-    check_symmetric(A, "A")
-    check_symmetric(E, "E")
-    if E.shape != A.shape:
-        raise ValueError(f"E must have the shape of A, {A.shape}; got {E.shape}.")
+    A, E = check_matrix_and_perturbation(A, E)
     if (E < 0).any():
         raise ValueError(
             "E must be entrywise non-negative (Lemma 1 uses λ₁(E) = ‖E‖₂, which needs it); "
