@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
+from sklearn.metrics import silhouette_score
 
 from ..datasets.synthetic import SyntheticData
 from ..datasets.wolf_bileschi import make_wolf_bileschi_fig1
@@ -310,15 +311,20 @@ class DetectabilityExplorer(Explorer):
         q = M.shape[1]
         Mp = preprocess_rows(M)
         theta = relevant_signal(M[data.relevant])
-        eigenvalues, vectors = np.linalg.eigh(Mp.T @ Mp)
+        # One decomposition serves the spectrum of A = MᵀM, its top eigenvector and the PCA
+        # panel: PCA's variances are A's non-zero eigenvalues (the rest are 0).
+        full = weighted_pca(Mp, None, min(Mp.shape), preprocess=False)
+        eigenvalues = np.sort(np.concatenate([full.values, np.zeros(q - full.values.size)]))
+        top = full.embedding[:, 0] / np.linalg.norm(full.embedding[:, 0])
+        pca = Projection(W=full.W[:, :2], embedding=full.embedding[:, :2],
+                         values=full.values[:2], center=full.center)
         # Top eigenvector of A₁ = M₁ᵀM₁: the leading right singular vector of M₁.
         relevant_direction = np.linalg.svd(Mp[data.relevant], full_matrices=False)[2][0]
-        pca = weighted_pca(Mp, None, 2, preprocess=False)
         state = DetectabilityState(
             data=data, theta=theta, detect=detectability(theta, n2, q),
             critical=critical_irrelevant(theta, q), eigenvalues=eigenvalues,
-            overlap=float(vectors[:, -1] @ relevant_direction) ** 2,
-            pca=pca, pca_silhouette=_silhouette(pca.embedding, data.y),
+            overlap=float(top @ relevant_direction) ** 2,
+            pca=pca, pca_silhouette=float(silhouette_score(pca.embedding, data.y)),
             algo2=_view(Mp, parameter_free_weights(Mp, preprocess=False), data),
         )
         self._cache[key] = state
@@ -436,32 +442,6 @@ def _view(Mp: np.ndarray, result: WeightingResult, data: SyntheticData) -> Weigh
     relevant = data.relevant
     return WeightedView(
         result=result, projection=projection,
-        silhouette=_silhouette(projection.embedding, data.y),
+        silhouette=float(silhouette_score(projection.embedding, data.y)),
         ratio=sparsity_gap(result.alpha, relevant) if (~relevant).any() else float("nan"),
     )
-
-
-def _silhouette(embedding: np.ndarray, labels: np.ndarray) -> float:
-    """Mean silhouette of the clusters ``labels`` in ``embedding`` (Euclidean), as
-    :func:`sklearn.metrics.silhouette_score`.
-
-    For each sample, ``s = (b − a) / max(a, b)`` with ``a`` its mean distance to the other
-    members of its cluster and ``b`` its smallest mean distance to another cluster (0 for a
-    sample alone in its cluster). Computed here because, for 100 samples, scikit-learn's
-    function spends most of its few milliseconds validating its input, twice per slider move.
-    """
-    Z = np.asarray(embedding, dtype=float)
-    codes, sizes = np.unique(np.asarray(labels), return_inverse=True, return_counts=True)[1:]
-    if sizes.size < 2 or sizes.size >= Z.shape[0]:
-        raise ValueError("the silhouette needs 2 ≤ clusters < samples.")
-    distances = np.sqrt(np.sum((Z[:, None, :] - Z[None, :, :]) ** 2, axis=-1))
-    # Sum of distances from every sample to every cluster.
-    totals = distances @ np.eye(sizes.size)[codes]
-    own = sizes[codes]
-    rows = np.arange(Z.shape[0])
-    a = totals[rows, codes] / np.maximum(own - 1, 1)
-    others = totals / sizes
-    others[rows, codes] = np.inf
-    b = others.min(axis=1)
-    s = (b - a) / np.maximum(np.maximum(a, b), np.finfo(float).tiny)
-    return float(np.mean(np.where(own > 1, s, 0.0)))
