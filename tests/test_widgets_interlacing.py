@@ -12,7 +12,7 @@ import scipy.linalg
 
 from spectral_kit import sparse_lda as sl
 from spectral_kit.widgets import SLIDERS, InterlacingExplorer, make_slider
-from spectral_kit.widgets.interlacing import ExactSearch, InterlacingState
+from spectral_kit.widgets.interlacing import InterlacingState
 
 
 def _sweep_values(control, count: int):
@@ -183,9 +183,9 @@ def test_exact_search_in_slices_equals_eslda():
     pair = sl.check_pair(rp.A, rp.B, 0.01)
     path = sl.gslda(rp.A, rp.B, regularization=0.01)
     for k in (3, 6, 9):
-        run = ExactSearch(pair, k, path.support_at(k))
+        run = sl.ESLDASearch(pair, k, path.support_at(k))
         slices = 0
-        while not run.advance(0.0):  # a deadline in the past: one node per slice
+        while run.advance(0.0) != "completed":  # a deadline in the past: one node a slice
             slices += 1
             assert run.value <= run.upper_bound * (1 + 1e-12)
             assert run.value >= path.values[k - 1] * (1 - 1e-12)

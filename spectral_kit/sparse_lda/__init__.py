@@ -19,7 +19,7 @@ Paper-level functions take the pair (A, B) (n × n over the n features) or, for 
 samples as rows, as the paper writes them.
 """
 
-from .branch_bound import DEFAULT_GAP, eslda
+from .branch_bound import DEFAULT_GAP, ESLDASearch, eslda
 from .curves import SparsityCurves, sparsity_curves
 from .data import (
     RandomPair,
@@ -63,6 +63,7 @@ __all__ = [
     "AUTO_FACTOR",
     "DEFAULT_GAP",
     "ESLDAResult",
+    "ESLDASearch",
     "GSLDAPath",
     "InclusionBounds",
     "Interlacing",

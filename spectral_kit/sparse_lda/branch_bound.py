@@ -51,7 +51,7 @@ from .pair import MatrixPair, check_k, check_pair
 from .results import ESLDAResult, GSLDAPath
 from .spectrum import check_support
 
-__all__ = ["DEFAULT_GAP", "eslda", "eslda_pair", "single_threaded_blas"]
+__all__ = ["DEFAULT_GAP", "ESLDASearch", "eslda", "eslda_pair", "single_threaded_blas"]
 
 #: Default relative optimality gap: values within it of the incumbent count as ties.
 DEFAULT_GAP = 1e-10
@@ -129,6 +129,7 @@ class _Search:
         self.heap: list[tuple[float, int, int, bytes, bytes]] = []
         self.tie = count()
         self.nodes = 0
+        self.push(np.inf, 0, np.zeros(self.n, dtype=bool), np.ones(self.n, dtype=bool))
 
     # -- incumbent --------------------------------------------------------------------------
     def threshold(self) -> float:
@@ -232,26 +233,128 @@ class _Search:
             self.push(bound + margin, depth + i + 1, child_F, child_T)
 
     # -- driver -----------------------------------------------------------------------------
-    def run(self, max_seconds: float | None, max_nodes: int | None) -> tuple[str, float]:
-        start = time.perf_counter()
-        n = self.n
-        root_T = np.ones(n, dtype=bool)
-        root_F = np.zeros(n, dtype=bool)
-        self.push(np.inf, 0, root_F, root_T)
+    def advance(
+        self, deadline: float | None = None, max_nodes: int | None = None,
+        *, at_least_one: bool = False,
+    ) -> tuple[str, float]:
+        """Expand nodes best first until the optimum is certified, the search has expanded
+        ``max_nodes`` in all, or ``time.perf_counter()`` passes ``deadline``.
+
+        Returns why it stopped ("completed", "max_nodes", "max_seconds") and the largest
+        open bound (the threshold once completed). The queue survives, so a stopped search
+        can be resumed by another call; ``at_least_one`` expands a node even past the
+        deadline, so that every call makes progress.
+        """
+        expanded = 0
         while self.heap:
             bound = self.top_bound()
             if bound <= self.threshold():
                 break
             if max_nodes is not None and self.nodes >= max_nodes:
                 return "max_nodes", bound
-            if max_seconds is not None and time.perf_counter() - start > max_seconds:
+            if (deadline is not None and time.perf_counter() > deadline
+                    and not (at_least_one and expanded == 0)):
                 return "max_seconds", bound
             _, _, _, F_bytes, T_bytes = heapq.heappop(self.heap)
-            F_mask = np.frombuffer(F_bytes, dtype=bool).copy()
-            T_mask = np.frombuffer(T_bytes, dtype=bool).copy()
-            self.expand(F_mask, T_mask)
+            self.expand(np.frombuffer(F_bytes, dtype=bool).copy(),
+                        np.frombuffer(T_bytes, dtype=bool).copy())
+            expanded += 1
+        self.heap.clear()
         return "completed", self.threshold()
 
+
+class ESLDASearch:
+    """ESLDA at one cardinality, run in slices of bounded time.
+
+    The search of :func:`eslda` (best first from the GSLDA support, default gap), but
+    resumable: each :meth:`advance` spends until a deadline on it and keeps the queue, so an
+    explorer can give it a few tens of milliseconds at a time and keep its sliders live. At
+    any moment the incumbent and the largest open bound bracket the optimum (Sec. 2.3:
+    "preset thresholds based on generalized eigenvalue bounds can be used for early
+    termination").
+
+    Parameters
+    ----------
+    pair : MatrixPair
+        The validated pair (:func:`~spectral_kit.sparse_lda.check_pair`).
+    k : int
+        Cardinality.
+    support : ndarray of int, shape (k,)
+        The initial incumbent (GSLDA's support at k).
+    gap : float
+        Relative optimality gap, as in :func:`eslda`.
+    """
+
+    def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, gap: float = DEFAULT_GAP):
+        self.pair, self.k = pair, int(k)
+        scaled = _scaled(pair)
+        support = np.sort(np.asarray(support, dtype=np.intp))
+        self.initial_value = subset_value(scaled, support)
+        self._search = _Search(scaled, self.k, support, self.initial_value, gap)
+        self.seconds = 0.0
+        self.optimal = False
+        self._value: tuple[bytes, float] | None = None
+        self._stopped_bound: float | None = None
+
+    def advance(
+        self, deadline: float | None = None, max_nodes: int | None = None,
+        *, at_least_one: bool = True,
+    ) -> str:
+        """Expand nodes until the optimum is certified, ``max_nodes`` nodes in all are
+        expanded or ``time.perf_counter()`` passes ``deadline`` (by default at least one
+        node per call, so that every slice makes progress); returns why it stopped:
+        "completed", "max_nodes", "max_seconds" or "stopped" (after :meth:`stop`)."""
+        if self.stopped:
+            return "stopped"
+        start = time.perf_counter()
+        try:
+            stopped_by, _ = self._search.advance(deadline, max_nodes,
+                                                 at_least_one=at_least_one)
+        finally:
+            self.seconds += time.perf_counter() - start
+        self.optimal = stopped_by == "completed"
+        return stopped_by
+
+    def stop(self) -> None:
+        """Give up: keep the incumbent and the certified bound, free the queue."""
+        if not self.optimal and self._stopped_bound is None:
+            self._stopped_bound = self.upper_bound
+            self._search.heap.clear()
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the search was given up before its certificate."""
+        return self._stopped_bound is not None
+
+    @property
+    def support(self) -> np.ndarray:
+        """The incumbent support (the optimum once :attr:`optimal`)."""
+        return self._search.best_support
+
+    @property
+    def value(self) -> float:
+        """λ_max(A_S, B_S) of the incumbent, evaluated on the caller's pair."""
+        key = self.support.tobytes()
+        if self._value is None or self._value[0] != key:
+            self._value = (key, subset_value(self.pair, self.support))
+        return self._value[1]
+
+    @property
+    def upper_bound(self) -> float:
+        """A certified upper bound on the optimum (the value itself, up to the gap, once
+        certified)."""
+        if self._stopped_bound is not None:
+            return self._stopped_bound
+        search = self._search
+        bound = search.threshold()
+        if not self.optimal and search.heap:
+            bound = max(bound, search.top_bound())
+        return max(float(bound), self.value)
+
+    @property
+    def nodes(self) -> int:
+        """Branch-and-bound nodes expanded so far."""
+        return self._search.nodes
 
 def eslda(
     A: Any,
@@ -341,18 +444,15 @@ def eslda_pair(
     if init is None:
         init = gslda_pair(pair)
     support = init.support_at(k) if isinstance(init, GSLDAPath) else np.asarray(init)
-    scaled = _scaled(pair)
-    initial_value = subset_value(scaled, support)
-    search = _Search(scaled, k, np.sort(support), initial_value, gap)
+    search = ESLDASearch(pair, k, support, gap)
     start = time.perf_counter()
-    stopped_by, open_bound = search.run(max_seconds, max_nodes)
+    deadline = None if max_seconds is None else start + max_seconds
+    stopped_by = search.advance(deadline, max_nodes, at_least_one=False)
     seconds = time.perf_counter() - start
-    value, x = subset_vector(pair, search.best_support)
-    optimal = stopped_by == "completed"
-    upper = search.threshold() if optimal else max(open_bound, search.threshold())
-    upper = max(upper, value)
+    value, x = subset_vector(pair, search.support)
     return ESLDAResult(
-        support=search.best_support, value=value, x=x, epsilon=pair.epsilon,
-        upper_bound=float(upper), optimal=optimal, nodes_expanded=search.nodes,
-        seconds=seconds, initial_value=float(initial_value), gap=gap, stopped_by=stopped_by,
+        support=search.support, value=value, x=x, epsilon=pair.epsilon,
+        upper_bound=float(max(search.upper_bound, value)), optimal=search.optimal,
+        nodes_expanded=search.nodes, seconds=seconds,
+        initial_value=float(search.initial_value), gap=gap, stopped_by=stopped_by,
     )

@@ -9,7 +9,6 @@ the smoothness of the random processes move.
 
 from __future__ import annotations
 
-import heapq
 import math
 import threading
 import time
@@ -29,7 +28,7 @@ from ..plots.sparse_lda import (
     update_lambda_vs_k,
 )
 from ..sparse_lda import (
-    DEFAULT_GAP,
+    ESLDASearch,
     GSLDAPath,
     Interlacing,
     MatrixPair,
@@ -42,14 +41,12 @@ from ..sparse_lda import (
     random_pair,
     simple_threshold_path,
 )
-from ..sparse_lda._numerics import subset_value
-from ..sparse_lda.branch_bound import _scaled, _Search
 from ..sparse_lda.data import PAIR_KINDS
 from ..validation import check_choice, check_finite_scalar, check_int
 from .base import Explorer
 from .controls import SLIDERS, SliderSpec, make_slider
 
-__all__ = ["ExactSearch", "InterlacingExplorer", "InterlacingState"]
+__all__ = ["InterlacingExplorer", "InterlacingState"]
 
 # The smoothness of the random pair's processes is a control of its own (the Hurst exponent
 # of Sec. 3.1's Brownian-like processes), registered under one canonical name.
@@ -61,106 +58,6 @@ SLIDERS.setdefault(
 
 #: The methods drawn against k, in the colours of the paper's figures.
 METHODS = ("ST", "GSLDA", "ESLDA")
-
-
-class ExactSearch:
-    """ESLDA at one cardinality, run in slices of bounded time.
-
-    The same best-first branch-and-bound as :func:`spectral_kit.sparse_lda.eslda`
-    (initialised from the GSLDA support, default gap), but its queue survives between calls
-    of :meth:`advance`, so an explorer can spend a few tens of milliseconds at a time on it
-    and keep its sliders live. At any moment the incumbent and the largest open bound
-    bracket the optimum (Sec. 2.3: "preset thresholds based on generalized eigenvalue bounds
-    can be used for early termination").
-
-    :func:`~spectral_kit.sparse_lda.eslda` runs a search to its end (or its time limit) in
-    one call and cannot resume; this class drives the same search state
-    (``branch_bound._Search``) with its own loop so that it can.
-
-    Parameters
-    ----------
-    pair : MatrixPair
-        The validated pair.
-    k : int
-        Cardinality.
-    support : ndarray of int, shape (k,)
-        The initial incumbent (GSLDA's support at k).
-    """
-
-    def __init__(self, pair: MatrixPair, k: int, support: np.ndarray):
-        self.pair, self.k = pair, int(k)
-        scaled = _scaled(pair)
-        support = np.sort(np.asarray(support, dtype=np.intp))
-        self._search = _Search(scaled, self.k, support, subset_value(scaled, support),
-                               DEFAULT_GAP)
-        self._search.push(np.inf, 0, np.zeros(pair.n, dtype=bool), np.ones(pair.n, dtype=bool))
-        self.seconds = 0.0
-        self.optimal = False
-        self._value: tuple[bytes, float] | None = None
-        self._stopped_bound: float | None = None
-
-    def advance(self, deadline: float) -> bool:
-        """Expand nodes until the optimum is certified or ``perf_counter()`` passes
-        ``deadline`` (at least one node per call); return whether it is certified."""
-        search = self._search
-        if self.stopped:
-            return False
-        start = time.perf_counter()
-        popped = 0
-        try:
-            while search.heap and search.top_bound() > search.threshold():
-                if popped and time.perf_counter() > deadline:
-                    return False
-                popped += 1
-                _, _, _, F_bytes, T_bytes = heapq.heappop(search.heap)
-                search.expand(np.frombuffer(F_bytes, dtype=bool).copy(),
-                              np.frombuffer(T_bytes, dtype=bool).copy())
-            search.heap.clear()
-            self.optimal = True
-            return True
-        finally:
-            self.seconds += time.perf_counter() - start
-
-    def stop(self) -> None:
-        """Give up: keep the incumbent and the certified bound, free the queue."""
-        if not self.optimal and self._stopped_bound is None:
-            self._stopped_bound = self.upper_bound
-            self._search.heap.clear()
-
-    @property
-    def stopped(self) -> bool:
-        """Whether the search was given up before its certificate."""
-        return self._stopped_bound is not None
-
-    @property
-    def support(self) -> np.ndarray:
-        """The incumbent support (the optimum once :attr:`optimal`)."""
-        return self._search.best_support
-
-    @property
-    def value(self) -> float:
-        """λ_max(A_S, B_S) of the incumbent, evaluated on the caller's pair."""
-        key = self.support.tobytes()
-        if self._value is None or self._value[0] != key:
-            self._value = (key, subset_value(self.pair, self.support))
-        return self._value[1]
-
-    @property
-    def upper_bound(self) -> float:
-        """A certified upper bound on the optimum (the value itself, up to the gap, once
-        certified)."""
-        if self._stopped_bound is not None:
-            return self._stopped_bound
-        search = self._search
-        bound = search.threshold()
-        if not self.optimal and search.heap:
-            bound = max(bound, search.top_bound())
-        return max(float(bound), self.value)
-
-    @property
-    def nodes(self) -> int:
-        """Branch-and-bound nodes expanded so far."""
-        return self._search.nodes
 
 
 #: Preference among equally good subsets (the more exact method names the subset).
@@ -186,7 +83,7 @@ class InterlacingState:
         (:func:`~spectral_kit.sparse_lda.simple_threshold_path`).
     gslda : GSLDAPath or None
         :func:`~spectral_kit.sparse_lda.gslda`, None until computed.
-    searches : dict of int → ExactSearch
+    searches : dict of int → ESLDASearch
         ESLDA per k, started on demand (after GSLDA, its initial incumbent).
     stopped : set of int
         Cardinalities whose search used up its time budget without a certificate.
@@ -242,10 +139,10 @@ class InterlacingState:
             self.gslda = gslda(self.A, self.random_pair.B, regularization=self.lam)
         return self.gslda
 
-    def search(self, k: int) -> ExactSearch:
+    def search(self, k: int) -> ESLDASearch:
         """The ESLDA search at k (created from GSLDA's support when first asked for)."""
         if k not in self.searches:
-            self.searches[k] = ExactSearch(self.pair, k, self.compute_gslda().support_at(k))
+            self.searches[k] = ESLDASearch(self.pair, k, self.compute_gslda().support_at(k))
         return self.searches[k]
 
     def best(self, k: int) -> tuple[str, np.ndarray, float]:
