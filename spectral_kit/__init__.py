@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ._lazy import lazy_getattr
+
 __version__ = "0.1.0"
 
 # Public names and the module that defines each; imported on first access so that
@@ -40,12 +42,13 @@ _SUBMODULES = {
 __all__ = sorted(_EXPORTS)
 
 
+_exported = lazy_getattr(__name__, _EXPORTS)
+
+
 def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
     if name in _SUBMODULES:
         return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _exported(name)
 
 
 def __dir__() -> list[str]:

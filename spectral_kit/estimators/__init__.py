@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from .._lazy import lazy_getattr
 from .qalpha import QAlphaSelector
 
 __all__ = ["QAlphaSelector"]
@@ -18,8 +16,4 @@ _LAZY = {
     "WeightedFDA": ".weighting",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)

@@ -8,9 +8,7 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from .._lazy import lazy_getattr
 from .engine import QAlphaResult
 from .standard import q_alpha
 from .supervised import q_alpha_supervised
@@ -23,8 +21,4 @@ _LAZY = {
     "q_alpha_pairwise": ".pairwise",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)

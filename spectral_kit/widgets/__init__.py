@@ -6,9 +6,7 @@ static viewers) and driven without a browser: ``PositivityExplorer().update(n=50
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from .._lazy import lazy_getattr
 from .base import Explorer
 from .controls import SLIDERS, SliderSpec, make_slider
 
@@ -36,8 +34,4 @@ _LAZY = {
     "StabilityExplorer": ".stability",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)
