@@ -3,10 +3,19 @@
 A benchmark module registers ``run(quick: bool) -> list[BenchResult]`` with :func:`benchmark`.
 Benchmarks are not tests: they print times and ratios (``spectral-kit bench``); tests check
 correctness.
+
+Every benchmark has at most one **headline**: a ratio against the peer a user would really
+pick (a SciPy or scikit-learn call computing the same quantity), timed in the same process.
+A benchmark marks its headline row with ``headline=True``; when it marks none, the first row
+whose baseline was measured is the headline. A baseline time that was estimated rather than
+measured (``extrapolated=True``, e.g. a per-call cost scaled up to calls never made) is
+printed with "(extrapolated)" after its ratio and is never a headline.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import gc
 import time
 import tracemalloc
@@ -14,7 +23,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["BENCHMARKS", "BenchResult", "benchmark", "format_table", "peak_memory", "timed"]
+__all__ = [
+    "BENCHMARKS",
+    "BenchResult",
+    "benchmark",
+    "format_table",
+    "mark_headline",
+    "peak_memory",
+    "timed",
+]
 
 
 @dataclass(frozen=True)
@@ -28,12 +45,18 @@ class BenchResult:
     seconds : float
         Our best wall time.
     baseline : str or None
-        What we compare with (e.g. "dense G + scipy.linalg.eigh").
+        What we compare with (e.g. "scipy.sparse.linalg.eigsh on the same operator").
     baseline_seconds : float or None
     goal : str
         The target stated in the issue/papers, e.g. "ratio ≥ 100" or "< 60 s".
     extra : dict
         Other measured numbers (peak memory, iterations, nodes expanded, ...).
+    extrapolated : bool
+        ``baseline_seconds`` is an estimate (a measured cost scaled to work that was not
+        run), not a measurement. Such a row is labelled "(extrapolated)" and is never the
+        headline.
+    headline : bool
+        This row is its benchmark's headline: the ratio against the peer a user would pick.
     """
 
     name: str
@@ -42,6 +65,20 @@ class BenchResult:
     baseline_seconds: float | None = None
     goal: str = ""
     extra: dict = field(default_factory=dict)
+    extrapolated: bool = False
+    headline: bool = False
+
+    def __post_init__(self) -> None:
+        if self.headline and (self.extrapolated or self.baseline_seconds is None):
+            raise ValueError(
+                f"{self.name!r}: a headline needs a measured baseline; got "
+                f"{'an extrapolated one' if self.extrapolated else 'none'}. Mark another row."
+            )
+
+    @property
+    def measured(self) -> bool:
+        """Whether the row has a baseline time that was measured in this process."""
+        return self.baseline_seconds is not None and not self.extrapolated
 
     @property
     def ratio(self) -> float | None:
@@ -49,6 +86,28 @@ class BenchResult:
         if self.baseline_seconds is None or self.seconds <= 0:
             return None
         return self.baseline_seconds / self.seconds
+
+
+def mark_headline(results: list[BenchResult]) -> list[BenchResult]:
+    """The rows of one benchmark with exactly one headline, when any row can be one.
+
+    Rows marked ``headline=True`` by the benchmark are kept as they are (one at most);
+    otherwise the first row with a measured baseline becomes the headline. Extrapolated
+    rows never do.
+    """
+    marked = [r for r in results if r.headline]
+    if len(marked) > 1:
+        raise ValueError(
+            f"one headline per benchmark; got {len(marked)}: {[r.name for r in marked]}."
+        )
+    if marked:
+        return list(results)
+    out = list(results)
+    for i, r in enumerate(out):
+        if r.measured:
+            out[i] = dataclasses.replace(r, headline=True)
+            break
+    return out
 
 
 def timed(func: Callable[[], Any], *, repeat: int = 1) -> tuple[float, Any]:
@@ -86,32 +145,54 @@ BENCHMARKS: dict[str, Callable[[bool], list[BenchResult]]] = {}
 
 
 def benchmark(name: str) -> Callable:
-    """Register ``run(quick: bool) -> list[BenchResult]`` under ``name``."""
+    """Register ``run(quick: bool) -> list[BenchResult]`` under ``name``.
+
+    The registered function (and the name it is bound to) returns its rows through
+    :func:`mark_headline`, so every benchmark reports one headline at most.
+    """
 
     def decorate(func: Callable[[bool], list[BenchResult]]) -> Callable:
-        BENCHMARKS[name] = func
-        return func
+        @functools.wraps(func)
+        def run(quick: bool = False) -> list[BenchResult]:
+            return mark_headline(func(quick))
+
+        BENCHMARKS[name] = run
+        return run
 
     return decorate
 
 
+#: Printed under every table.
+LEGEND = (
+    "★ headline: ratio against the peer a user would pick, measured in the same process. "
+    "(extrapolated): the baseline time is an estimate, not a measurement."
+)
+
+
 def format_table(results: list[BenchResult]) -> str:
-    """A plain-text table of results, one line each."""
-    header = ("benchmark", "ours [s]", "baseline", "baseline [s]", "ratio", "goal", "extra")
+    """A plain-text table of results, one line each, with the legend under it."""
+    header = ("", "benchmark", "ours [s]", "baseline", "baseline [s]", "ratio", "goal", "extra")
     rows = [header]
     for r in results:
         extra = ", ".join(f"{k}={_fmt(v)}" for k, v in r.extra.items())
+        ratio = "—" if r.ratio is None else f"{r.ratio:.1f}×"
+        base_s = "—" if r.baseline_seconds is None else f"{r.baseline_seconds:.4g}"
+        if r.extrapolated and r.baseline_seconds is not None:
+            ratio += " (extrapolated)"
+            base_s += " (extrapolated)"
         rows.append((
+            "★" if r.headline else "",
             r.name,
             f"{r.seconds:.4g}",
             r.baseline or "—",
-            "—" if r.baseline_seconds is None else f"{r.baseline_seconds:.4g}",
-            "—" if r.ratio is None else f"{r.ratio:.1f}×",
+            base_s,
+            ratio,
             r.goal,
             extra,
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    return "\n".join("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows)
+    lines = ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join([*lines, LEGEND])
 
 
 def _fmt(value: Any) -> str:
