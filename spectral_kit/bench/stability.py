@@ -2,15 +2,17 @@
 
 The data set of the paper's largest experiment, Spambase (4601 × 57), with 1000 resamples
 and BCa intervals at confidence 0.9 (Mavroeidis & Vazirgiannis, Sec. 4.1 and 5). SciPy has
-no all-entries bootstrap: the baseline calls ``scipy.stats.bootstrap`` once per entry (i ≤ j,
-1653 entries, paired resampling), timed on a few entries and extrapolated, with the same
-resamples as ours so that the intervals can be compared too. In the full run a second
-baseline gives SciPy one covariance statistic vectorized over all entries (batched matrix
-products), which is as fast as SciPy can be made to go here (minutes: its jackknife makes
-n resamples of n − 1 rows), and a last row shows the memory bound for 1000 features.
+no all-entries bootstrap; the fastest way to get it from SciPy is one ``scipy.stats.bootstrap``
+call whose statistic is vectorized over all entries (batched matrix products), and that
+measured call is the headline. A second row per statistic times ``scipy.stats.bootstrap``
+once per entry (paired resampling, the same resamples as ours so that the intervals can be
+compared) on a few entries and scales it to all of them: labelled extrapolated, never the
+headline. A last row (full mode) shows the memory bound for 1000 features.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -25,6 +27,8 @@ CONFIDENCE = 0.9
 SEED = 0
 #: Resamples per vectorized SciPy call: (57, 50, 4601) doubles ≈ 100 MB at a time.
 SCIPY_BATCH = 50
+#: Rows of Spambase used in quick mode.
+QUICK_ROWS = 1500
 
 
 def _pair_statistic(statistic: str):
@@ -83,10 +87,15 @@ def _scipy_vectorized(X: np.ndarray, statistic: str, batch: int):
     return res.confidence_interval
 
 
-@benchmark("stability")
-def run(quick: bool = False) -> list[BenchResult]:
-    """Spambase, 1000 resamples, BCa: ours against SciPy, for the covariance and the cosine."""
-    X = load_dataset("spambase").X
+def _max_rel_diff(intervals, low: np.ndarray, high: np.ndarray, where) -> float:
+    scale = max(float(np.abs(intervals.upper).max()), 1e-300)
+    return max(
+        float(np.abs(intervals.lower[where] - low).max()),
+        float(np.abs(intervals.upper[where] - high).max()),
+    ) / scale
+
+
+def _rows(X: np.ndarray, label: str, quick: bool) -> list[BenchResult]:
     n, p = X.shape
     n_entries = p * (p + 1) // 2
     resamples = resample_indices(n, N_RESAMPLES, SEED)
@@ -102,45 +111,60 @@ def run(quick: bool = False) -> list[BenchResult]:
 
         seconds, intervals = timed(ours, repeat=1 if quick else 2)
         peak, _, _ = peak_memory(ours)
-        sp_seconds, (low, high) = timed(lambda s=statistic: _scipy_per_entry(X, s, timed_pairs))
-        rows, cols = np.array(timed_pairs).T
-        scale = max(float(np.abs(intervals.upper).max()), 1e-300)
-        diff = max(
-            float(np.abs(intervals.lower[rows, cols] - low).max()),
-            float(np.abs(intervals.upper[rows, cols] - high).max()),
-        ) / scale
+        name = (f"BCa intervals, all {n_entries} {statistic} entries, {label} {n}×{p}, "
+                f"B={N_RESAMPLES}")
+        with warnings.catch_warnings():
+            # SciPy warns where a jackknife is degenerate; those entries are counted below.
+            warnings.simplefilter("ignore")
+            vec_seconds, ci = timed(lambda s=statistic: _scipy_vectorized(X, s, SCIPY_BATCH))
+            sp_seconds, (low, high) = timed(
+                lambda s=statistic: _scipy_per_entry(X, s, timed_pairs)
+            )
+        finite = np.isfinite(ci.low) & np.isfinite(ci.high)
         results.append(BenchResult(
-            name=f"BCa intervals, all {n_entries} {statistic} entries, Spambase {n}×{p}, "
-                 f"B={N_RESAMPLES}",
-            seconds=seconds,
-            baseline=f"scipy.stats.bootstrap per entry (timed on {len(timed_pairs)} of "
-                     f"{n_entries} entries, extrapolated)",
-            baseline_seconds=sp_seconds / len(timed_pairs) * n_entries,
-            goal="< 10 s; ratio ≥ 20×",
+            name=name, seconds=seconds,
+            baseline=f"scipy.stats.bootstrap, one call, statistic vectorized over all entries "
+                     f"(batch={SCIPY_BATCH})",
+            baseline_seconds=vec_seconds,
+            goal="< 10 s; ratio > 1",
+            headline=statistic == "covariance",
             extra={
                 "peak_MiB": peak / 2**20,
-                "scipy_s_per_entry": sp_seconds / len(timed_pairs),
-                "max_rel_diff_vs_scipy": diff,
+                "max_rel_diff_vs_scipy": _max_rel_diff(
+                    intervals, ci.low[finite], ci.high[finite], finite
+                ),
+                "scipy_nan_entries": int((~finite).sum()),
                 "bca_fallbacks": intervals.n_fallback,
             },
         ))
-        if not quick and statistic == "covariance":
-            vec_seconds, ci = timed(lambda s=statistic: _scipy_vectorized(X, s, SCIPY_BATCH))
-            finite = np.isfinite(ci.low) & np.isfinite(ci.high)
-            vec_diff = max(
-                float(np.abs(intervals.lower - ci.low)[finite].max()),
-                float(np.abs(intervals.upper - ci.high)[finite].max()),
-            ) / scale
-            results.append(BenchResult(
-                name=f"BCa intervals, all {n_entries} {statistic} entries (same run as above)",
-                seconds=seconds,
-                baseline=f"scipy.stats.bootstrap, one call, statistic vectorized over all "
-                         f"entries (batch={SCIPY_BATCH}; measured, not extrapolated)",
-                baseline_seconds=vec_seconds,
-                goal="ratio ≥ 20× (per-entry baseline above)",
-                extra={"max_rel_diff_vs_scipy": vec_diff,
-                       "scipy_nan_entries": int((~finite).sum())},
-            ))
+        rows, cols = np.array(timed_pairs).T
+        results.append(BenchResult(
+            name=f"{name} (same run as above)", seconds=seconds,
+            baseline=f"scipy.stats.bootstrap once per entry, timed on {len(timed_pairs)} of "
+                     f"{n_entries} entries",
+            baseline_seconds=sp_seconds / len(timed_pairs) * n_entries,
+            extrapolated=True,
+            extra={
+                "scipy_s_per_entry": sp_seconds / len(timed_pairs),
+                "max_rel_diff_vs_scipy": _max_rel_diff(intervals, low, high, (rows, cols)),
+            },
+        ))
+    return results
+
+
+@benchmark("stability")
+def run(quick: bool = False) -> list[BenchResult]:
+    """Spambase, 1000 resamples, BCa: ours against SciPy, for the covariance and the cosine.
+
+    Quick mode uses a seeded subsample of :data:`QUICK_ROWS` rows (SciPy's jackknife costs
+    n² · p² / 2) and skips the memory-bound row.
+    """
+    X = load_dataset("spambase").X
+    label = "Spambase"
+    if quick:
+        rows = np.sort(np.random.default_rng(SEED).choice(X.shape[0], QUICK_ROWS, replace=False))
+        X, label = X[rows], f"Spambase (rows subsampled, seed {SEED})"
+    results = _rows(X, label, quick)
     if not quick:
         results.append(_memory_bound_row())
     return results
