@@ -1,18 +1,42 @@
-"""The filter methods the Q-α paper compares against (Wolf & Shashua 2005, Sec. 6).
+"""Filter methods that Q-α is compared against.
 
-Each returns one score per feature, larger meaning more relevant, for data X (samples ×
-features) and class labels y; :func:`rank_features` turns scores into a ranking. The scores
-are classical: Pearson correlation with the label, Fisher's criterion and the
-Kolmogorov–Smirnov statistic between classes.
+Supervised, the filters of the Q-α paper's experiments (Wolf & Shashua 2005, Sec. 6): each
+returns one score per feature, larger meaning more relevant, for data X (samples ×
+features) and class labels y -- Pearson correlation with the label, Fisher's criterion and
+the Kolmogorov–Smirnov statistic between classes. :func:`rank_features` turns scores into a
+ranking.
+
+Unsupervised, the graph-spectral filters users compare unsupervised Q-α with: the
+Laplacian score (He, Cai & Niyogi 2005) and SPEC (Zhao & Liu 2007). Both score how smoothly
+a feature varies over a similarity graph of the samples. They return the papers' values:
+for the Laplacian score and SPEC's φ₁, φ₂ *smaller* means more relevant (rank with
+``rank_features(-score)``); for φ₃ larger does.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
+from scipy.spatial.distance import cdist
 
-from .validation import check_array, check_labels
+from .validation import (
+    check_array,
+    check_finite_scalar,
+    check_int,
+    check_labels,
+    check_nonconstant_rows,
+    check_symmetric,
+)
 
-__all__ = ["fisher_score", "ks_score", "pearson_score", "rank_features"]
+__all__ = [
+    "fisher_score",
+    "heat_kernel_affinity",
+    "ks_score",
+    "laplacian_score",
+    "pearson_score",
+    "rank_features",
+    "spec_score",
+]
 
 
 def _check(X: object, y: object) -> tuple[np.ndarray, np.ndarray]:
@@ -87,3 +111,183 @@ def rank_features(scores: object) -> np.ndarray:
     """Feature indices by decreasing score (ties keep the original order)."""
     s = np.asarray(scores, dtype=np.float64)
     return np.argsort(-s, kind="stable")
+
+
+# -- unsupervised: graph-spectral scores ------------------------------------------------------
+
+
+def heat_kernel_affinity(
+    X: object, *, n_neighbors: int | None = 5, t: float | None = None
+) -> np.ndarray:
+    """Similarity graph of the samples with heat-kernel weights ``S_ij = exp(−‖x_i − x_j‖²/t)``.
+
+    He, Cai & Niyogi (2005), Sec. 3, steps 1–2: i and j are joined when either is among the
+    other's ``n_neighbors`` nearest neighbours. With ``n_neighbors=None`` every pair is
+    joined, the RBF graph of SPEC (Zhao & Liu 2007, Sec. 5; their ``2δ²`` is ``t``).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    n_neighbors : int or None
+        Neighbours per sample, ``1 ≤ n_neighbors < n_samples``; None for the complete graph.
+    t : float, optional
+        Kernel width. The papers leave it to the user; by default the kit takes the mean
+        squared distance over the graph's edges, which makes the weights scale-free.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_samples)
+        Symmetric, non-negative, zero diagonal (O(n_samples²) memory).
+    """
+    X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
+    n = X.shape[0]
+    sq = cdist(X, X, "sqeuclidean")
+    np.fill_diagonal(sq, np.inf)
+    if n_neighbors is None:
+        edges = np.isfinite(sq)
+    else:
+        n_neighbors = check_int(n_neighbors, "n_neighbors", low=1, high=n - 1,
+                                hint="(fewer than the number of samples)")
+        nearest = np.argpartition(sq, n_neighbors - 1, axis=1)[:, :n_neighbors]
+        edges = np.zeros((n, n), dtype=bool)
+        edges[np.repeat(np.arange(n), n_neighbors), nearest.ravel()] = True
+        edges |= edges.T
+    if t is None:
+        t = float(sq[edges].mean())
+        if t <= 0:
+            raise ValueError(
+                "X: every pair of neighbouring samples coincides, so the default kernel width "
+                "is 0; remove duplicate samples or pass t > 0."
+            )
+    else:
+        t = check_finite_scalar(t, "t", low=0.0, low_inclusive=False)
+    return np.where(edges, np.exp(-np.where(edges, sq, 0.0) / t), 0.0)
+
+
+def _graph(X: object, affinity: object, n_neighbors: int | None, t: float | None):
+    X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
+    check_nonconstant_rows(X.T, "X", what="feature", centered=True)
+    if affinity is None:
+        S = heat_kernel_affinity(X, n_neighbors=n_neighbors, t=t)
+    else:
+        S = check_array(affinity, "affinity")
+        check_symmetric(S, "affinity")
+        if S.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"affinity must be n_samples × n_samples = {X.shape[0]} × {X.shape[0]}; "
+                f"got shape {S.shape}."
+            )
+        if (S < 0).any():
+            raise ValueError("affinity must be non-negative (a similarity, not a distance).")
+    degrees = S.sum(axis=1)
+    if (degrees <= 0).any():
+        i = int(np.flatnonzero(degrees <= 0)[0])
+        raise ValueError(
+            f"affinity: sample {i} has no similarity to any other sample (degree 0); the "
+            "graph Laplacian scores need every sample connected. Pass a larger t or "
+            "n_neighbors."
+        )
+    return X, S, degrees
+
+
+def laplacian_score(
+    X: object,
+    *,
+    n_neighbors: int = 5,
+    t: float | None = None,
+    affinity: object = None,
+) -> np.ndarray:
+    """Laplacian score of every feature (He, Cai & Niyogi 2005, Sec. 3, Eq. 8).
+
+    With the similarity graph S of the samples, ``D = diag(S1)`` and ``L = D − S``, feature r
+    (column ``f_r`` of X) is centred in the graph's degree measure,
+    ``f̃_r = f_r − (f_rᵀD1 / 1ᵀD1) 1``, and scored
+
+        ``L_r = f̃_rᵀ L f̃_r / f̃_rᵀ D f̃_r``,
+
+    the graph-smoothness of the feature over its variance. **Smaller is better**: a relevant
+    feature varies little between neighbouring samples. It equals SPEC's φ₂ on the same
+    graph (Zhao & Liu 2007).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        No constant feature (it has no variance and no score).
+    n_neighbors, t
+        The k-nearest-neighbour heat-kernel graph, :func:`heat_kernel_affinity`.
+    affinity : array-like of shape (n_samples, n_samples), optional
+        A precomputed symmetric, non-negative S; replaces ``n_neighbors`` and ``t``.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+        Scores in [0, 2] for a graph with zero diagonal (a ratio of Laplacian to degree
+        quadratic forms); rank with ``rank_features(-score)``.
+    """
+    X, S, d = _graph(X, affinity, n_neighbors, t)
+    F = X - (d @ X) / d.sum()
+    smooth = np.einsum("ij,ij->j", F, d[:, None] * F - S @ F)
+    spread = np.einsum("ij,ij->j", F, d[:, None] * F)
+    return smooth / spread
+
+
+def spec_score(
+    X: object,
+    *,
+    ranking: int = 2,
+    n_clusters: int | None = None,
+    n_neighbors: int | None = None,
+    t: float | None = None,
+    affinity: object = None,
+) -> np.ndarray:
+    """SPEC feature scores (Zhao & Liu 2007, Sec. 3, ranking functions φ₁, φ₂, φ₃).
+
+    With the similarity graph S, ``D = diag(S1)`` and the normalised Laplacian
+    ``𝓛 = D^{-1/2}(D − S)D^{-1/2}`` (eigenpairs ``λ_1 = 0 ≤ λ_2 ≤ ... ≤ 2``, ``ξ_j``;
+    ``ξ_1 ∝ D^{1/2}1``), each feature is normalised, ``f̂ = D^{1/2}f / ‖D^{1/2}f‖``, and with
+    ``α_j = ξ_jᵀ f̂`` and the spectral function γ(λ) = λ:
+
+    * ``φ₁ = f̂ᵀ𝓛f̂ = Σ_j λ_j α_j²`` (smaller is better);
+    * ``φ₂ = f̂ᵀ𝓛f̂ / (1 − α_1²)``, which discounts the trivial component (smaller is
+      better; equal to the Laplacian score on the same graph);
+    * ``φ₃ = Σ_{j=2}^{k} (2 − λ_j) α_j²`` over the k − 1 leading non-trivial eigenvectors,
+      k the number of clusters (larger is better).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        No constant feature.
+    ranking : {1, 2, 3}
+        Which of φ₁, φ₂, φ₃.
+    n_clusters : int
+        k for φ₃, ``2 ≤ k ≤ n_samples``; unused otherwise.
+    n_neighbors, t
+        The graph, :func:`heat_kernel_affinity`; SPEC's own is the complete RBF graph
+        (``n_neighbors=None``, the default).
+    affinity : array-like of shape (n_samples, n_samples), optional
+        A precomputed symmetric, non-negative S.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+    """
+    if isinstance(ranking, bool) or ranking not in (1, 2, 3):
+        raise ValueError(f"ranking must be 1, 2 or 3 (SPEC's φ₁, φ₂, φ₃); got {ranking!r}.")
+    X, S, d = _graph(X, affinity, n_neighbors, t)
+    n = X.shape[0]
+    root = np.sqrt(d)
+    norm_L = np.eye(n) - S / np.outer(root, root)
+    F = root[:, None] * X
+    F /= np.linalg.norm(F, axis=0)
+    if ranking in (1, 2):
+        phi1 = np.einsum("ij,ij->j", F, norm_L @ F)
+        if ranking == 1:
+            return phi1
+        trivial = (root / np.linalg.norm(root)) @ F
+        return phi1 / (1.0 - trivial**2)
+    if n_clusters is None:
+        raise ValueError("spec_score with ranking=3 needs n_clusters (k ≥ 2).")
+    k = check_int(n_clusters, "n_clusters", low=2, high=n)
+    lam, xi = scipy.linalg.eigh(0.5 * (norm_L + norm_L.T), subset_by_index=[0, k - 1])
+    alpha = xi[:, 1:].T @ F
+    return ((2.0 - lam[1:])[:, None] * alpha**2).sum(axis=0)
