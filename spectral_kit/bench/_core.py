@@ -175,7 +175,7 @@ def format_table(results: list[BenchResult]) -> str:
     rows = [header]
     for r in results:
         extra = ", ".join(f"{k}={_fmt(v)}" for k, v in r.extra.items())
-        ratio = "—" if r.ratio is None else f"{r.ratio:.1f}×"
+        ratio = "—" if r.ratio is None else _fmt_ratio(r.ratio)
         base_s = "—" if r.baseline_seconds is None else f"{r.baseline_seconds:.4g}"
         if r.extrapolated and r.baseline_seconds is not None:
             ratio += " (extrapolated)"
@@ -193,6 +193,10 @@ def format_table(results: list[BenchResult]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
     return "\n".join([*lines, LEGEND])
+
+
+def _fmt_ratio(ratio: float) -> str:
+    return f"{ratio:.0f}×" if ratio >= 100 else f"{ratio:.3g}×"
 
 
 def _fmt(value: Any) -> str:
