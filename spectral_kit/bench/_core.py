@@ -4,10 +4,11 @@ A benchmark module registers ``run(quick: bool) -> list[BenchResult]`` with :fun
 Benchmarks are not tests: they print times and ratios (``spectral-kit bench``); tests check
 correctness.
 
-Every benchmark has at most one **headline**: a ratio against the peer a user would really
-pick (a SciPy or scikit-learn call computing the same quantity), timed in the same process.
-A benchmark marks its headline row with ``headline=True``; when it marks none, the first row
-whose baseline was measured is the headline. A baseline time that was estimated rather than
+Every benchmark has at most one **headline**: its main comparison, against a baseline timed
+in the same process -- for an algorithm, the peer a user would really pick (a SciPy or
+scikit-learn call computing the same quantity). A benchmark marks its headline row with
+``headline=True``; when it marks none, the first row whose baseline was measured is the
+headline. A baseline time that was estimated rather than
 measured (``extrapolated=True``, e.g. a per-call cost scaled up to calls never made) is
 printed with "(extrapolated)" after its ratio and is never a headline.
 """
@@ -164,8 +165,9 @@ def benchmark(name: str) -> Callable:
 
 #: Printed under every table.
 LEGEND = (
-    "★ headline: ratio against the peer a user would pick, measured in the same process. "
-    "(extrapolated): the baseline time is an estimate, not a measurement."
+    "★ headline: the benchmark's main comparison, against a baseline measured in the same "
+    "process (for the algorithms, the peer a user would pick). (extrapolated): the baseline "
+    "time is an estimate, not a measurement, and never a headline."
 )
 
 
