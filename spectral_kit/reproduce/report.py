@@ -173,6 +173,27 @@ def _no_interrupt() -> Iterator[None]:
             previous(*received[0])
 
 
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Treat SIGTERM (a closed terminal, a CI time-out) like Ctrl-C: leave a partial report."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(*_):
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _write_atomic(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -479,26 +500,27 @@ def write_report(
     _save(out, manifest)
     start = time.perf_counter()
     current = None
-    try:
-        for i, key in enumerate(todo, 1):
-            current = key
-            print(f"{_bar(i - 1, len(todo))} {i}/{len(todo)} {key} ...", end="", flush=True,
-                  file=stream)
-            manifest["sections"][key] = _run_one(out, key, settings)
-            entry = manifest["sections"][key]
-            print(f" {entry['seconds']:.1f} s" + ("" if entry["status"] == "done"
-                                                   else f" FAILED ({entry['error']})"),
-                  file=stream, flush=True)
+    with _terminate_as_interrupt():
+        try:
+            for i, key in enumerate(todo, 1):
+                current = key
+                print(f"{_bar(i - 1, len(todo))} {i}/{len(todo)} {key} ...", end="", flush=True,
+                      file=stream)
+                manifest["sections"][key] = _run_one(out, key, settings)
+                current = None
+                entry = manifest["sections"][key]
+                print(f" {entry['seconds']:.1f} s" + ("" if entry["status"] == "done"
+                                                       else f" FAILED ({entry['error']})"),
+                      file=stream, flush=True)
+                _save(out, manifest)
+        except BaseException:
+            manifest["status"] = "partial"
+            if current is not None:
+                manifest["sections"].pop(current, None)
+                print(" interrupted", file=stream, flush=True)
             _save(out, manifest)
-        current = None
-    except BaseException:
-        manifest["status"] = "partial"
-        if current is not None:
-            manifest["sections"].pop(current, None)
-            print(" interrupted", file=stream, flush=True)
-        _save(out, manifest)
-        print(f"partial report written to {out / 'README.md'}", file=stream, flush=True)
-        raise
+            print(f"partial report written to {out / 'README.md'}", file=stream, flush=True)
+            raise
     manifest["status"] = "complete"
     _save(out, manifest)
     print(f"{_bar(1, 1)} done in {time.perf_counter() - start:.1f} s", file=stream)
