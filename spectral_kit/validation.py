@@ -10,12 +10,15 @@ caller asks for a copy or a conversion is unavoidable.
 from __future__ import annotations
 
 import numbers
+import os
+import warnings
 from collections.abc import Iterable, Sequence, Sized
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "MEMORY_LIMIT",
     "as_generator",
     "check_array",
     "check_choice",
@@ -23,12 +26,22 @@ __all__ = [
     "check_indices",
     "check_int",
     "check_labels",
+    "check_memory",
     "check_nonconstant_rows",
     "check_probability",
     "check_same_length",
     "check_square",
     "check_symmetric",
+    "max_abs",
+    "scale_exponent",
+    "unscale",
 ]
+
+#: Largest temporary array (bytes) an algorithm may allocate before refusing with a message
+#: that says how much it would need. ``SPECTRAL_KIT_MEMORY_LIMIT`` (bytes) overrides it.
+MEMORY_LIMIT = 4 * 2**30
+
+_ComplexWarning = getattr(np, "exceptions", np).ComplexWarning  # numpy < 1.25: np.ComplexWarning
 
 
 def _describe(value: Any) -> str:
@@ -79,11 +92,29 @@ def check_array(
         raise TypeError(
             f"{name} is a sparse matrix; pass a dense array (for example {name}.toarray())."
         )
-    try:
-        arr = np.array(value, dtype=np.float64, copy=True) if copy else np.asarray(
-            value, dtype=np.float64
+    if np.iscomplexobj(value) or (
+        isinstance(value, np.ndarray) and value.dtype.kind == "O"
+        and any(isinstance(v, complex) for v in value.flat)
+    ):
+        raise TypeError(
+            f"{name} is complex; the kit works with real data. Pass {name}.real (or "
+            f"np.abs({name})) if that is what you mean."
         )
-    except (TypeError, ValueError) as exc:
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be a numeric array; got a string {_describe(value)}.")
+    try:
+        with warnings.catch_warnings():
+            # a complex number inside a list or object array: refuse rather than drop .imag
+            warnings.simplefilter("error", _ComplexWarning)
+            arr = np.array(value, dtype=np.float64, copy=True) if copy else np.asarray(
+                value, dtype=np.float64
+            )
+    except _ComplexWarning:
+        raise TypeError(
+            f"{name} holds complex numbers; the kit works with real data. Pass the real part "
+            "if that is what you mean."
+        ) from None
+    except (TypeError, ValueError, OverflowError) as exc:
         raise TypeError(
             f"{name} must be a numeric array; got {_describe(value)} ({exc})."
         ) from None
@@ -214,8 +245,17 @@ def check_labels(y: Any, n_samples: int, name: str = "y", *, min_classes: int = 
             f"{name} has {arr.shape[0]} labels but the data have {n_samples} samples; "
             "give exactly one label per sample."
         )
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name} must hold class labels; got complex values.")
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinite labels.")
+    if arr.dtype.kind == "f" and np.any(arr != np.round(arr)):
+        # A measurement, not a class: every distinct value would become its own class.
+        raise ValueError(
+            f"{name} looks continuous ({np.unique(arr).size} distinct values, not all whole "
+            f"numbers); {name} must hold class labels (integers or strings). To use a "
+            f"continuous target, bin it first (for example np.digitize({name}, bins))."
+        )
     n_classes = np.unique(arr).size
     if n_classes < min_classes:
         raise ValueError(
@@ -287,3 +327,68 @@ def check_indices(values: Iterable[Any], name: str, *, size: int) -> np.ndarray:
     if uniq.size != arr.size:
         raise ValueError(f"{name} contains repeated indices; each index may appear once.")
     return uniq
+
+
+def check_memory(n_bytes: float, what: str, *, hint: str = "") -> None:
+    """Refuse to allocate ``n_bytes`` for ``what`` when it exceeds :data:`MEMORY_LIMIT`.
+
+    The message says how much would be needed, so that a student meets a clear ValueError
+    instead of a ``MemoryError`` (or a machine that swaps for minutes).
+    """
+    limit = float(os.environ.get("SPECTRAL_KIT_MEMORY_LIMIT", MEMORY_LIMIT))
+    if n_bytes > limit:
+        raise ValueError(
+            f"{what} would need {_bytes(n_bytes)}, more than the kit's limit of "
+            f"{_bytes(limit)} (SPECTRAL_KIT_MEMORY_LIMIT)." + (f" {hint}" if hint else "")
+        )
+
+
+def _bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return f"{n:.1f} TiB"  # pragma: no cover
+
+
+def max_abs(A: np.ndarray, axis: int | None = None) -> np.ndarray | float:
+    """Largest |entry| (along ``axis``) without an ``|A|`` temporary of the size of A."""
+    if A.size == 0:
+        return 0.0 if axis is None else np.zeros(A.shape[1 - axis] if A.ndim == 2 else 0)
+    return np.maximum(A.max(axis=axis), -A.min(axis=axis))
+
+
+def scale_exponent(A: np.ndarray) -> int:
+    """The power-of-two exponent ``e`` with ``max |A| · 2^−e`` in [0.5, 1) (0 for A = 0).
+
+    Dividing by ``2^e`` is exact in floating point, so a scale-invariant algorithm run on
+    ``A · 2^−e`` gives the same result as on A, without A's squares over- or underflowing.
+    """
+    peak = float(max_abs(A))
+    return int(np.frexp(peak)[1]) if peak > 0 else 0
+
+
+def unscale(values: Any, exponent: int, what: str, *, hint: str = "") -> Any:
+    """``values · 2^exponent`` (exact), refusing a result beyond float64's range.
+
+    The companion of :func:`scale_exponent`: an algorithm computes on data divided by a power
+    of two, then returns quantities of the data's own scale (a covariance: twice the
+    exponent). Where those leave the range of float64, a clear ValueError says so rather than
+    an inf, a 0 or a silently imprecise subnormal.
+    """
+    if not exponent:
+        return values
+    arr = np.asarray(values, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.ldexp(arr, exponent)
+    peak, new_peak = float(max_abs(arr)), float(max_abs(out))
+    # subnormal: the largest entries would have lost bits to gradual underflow
+    if not np.isfinite(out).all() or (peak > 0 and new_peak < np.finfo(float).tiny):
+        direction = "overflows" if exponent > 0 else "underflows"
+        magnitude = np.log10(peak) + exponent * np.log10(2.0)
+        raise ValueError(
+            f"{what} {direction} float64 at the scale of the data (its largest value would "
+            f"be about 1e{magnitude:.0f}); multiply the data by a constant first (for "
+            "example divide by its largest |entry|)." + (f" {hint}" if hint else "")
+        )
+    return out if isinstance(values, np.ndarray) or np.ndim(values) else float(out)
