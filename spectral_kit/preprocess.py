@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_array, max_abs
+from .validation import check_array, max_abs, unscale
 
-__all__ = ["preprocess_rows", "row_norms"]
+__all__ = ["preprocess_rows", "row_norms", "row_variances", "scaled_row_variances"]
 
 
 def row_norms(M: np.ndarray) -> np.ndarray:
@@ -29,6 +29,25 @@ def row_norms(M: np.ndarray) -> np.ndarray:
             return np.sqrt(np.einsum("ij,ij->i", M, M))
         R = M / safe[:, None]
         return safe * np.sqrt(np.einsum("ij,ij->i", R, R))
+
+
+def scaled_row_variances(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Variance of every row as ``(v, e)`` with ``var(m_i) = v_i · 4^e_i``, free of over- and
+    underflow: each row is divided by a power of two near its max |entry| first.
+
+    Ratios of variances (``ldexp(v_a / v_b, 2 (e_a − e_b))``) stay exact where the variances
+    themselves would leave float64's range.
+    """
+    M = np.asarray(M, dtype=np.float64)
+    scale = max_abs(M, axis=1)
+    e = np.frexp(np.where(scale > 0, scale, 1.0))[1]
+    return np.ldexp(M, -e[:, None]).var(axis=1), e
+
+
+def row_variances(M: np.ndarray, what: str = "the row variances") -> np.ndarray:
+    """Variance of every row, computed scale-safely; ValueError when one leaves float64."""
+    v, e = scaled_row_variances(M)
+    return unscale(v, 2 * e, what)
 
 
 def preprocess_rows(

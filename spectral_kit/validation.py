@@ -368,27 +368,33 @@ def scale_exponent(A: np.ndarray) -> int:
     return int(np.frexp(peak)[1]) if peak > 0 else 0
 
 
-def unscale(values: Any, exponent: int, what: str, *, hint: str = "") -> Any:
+def unscale(values: Any, exponent: Any, what: str, *, hint: str = "") -> Any:
     """``values · 2^exponent`` (exact), refusing a result beyond float64's range.
 
     The companion of :func:`scale_exponent`: an algorithm computes on data divided by a power
     of two, then returns quantities of the data's own scale (a covariance: twice the
-    exponent). Where those leave the range of float64, a clear ValueError says so rather than
-    an inf, a 0 or a silently imprecise subnormal.
+    exponent). ``exponent`` may be one per entry. Where the result leaves the range of
+    float64 -- an entry becomes inf, or the largest entries become subnormal (0 included) --
+    a clear ValueError says so rather than an inf, a 0 or a silently imprecise number.
     """
-    if not exponent:
+    if not np.any(exponent):
         return values
     arr = np.asarray(values, dtype=np.float64)
-    with np.errstate(over="ignore", under="ignore"):
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
         out = np.ldexp(arr, exponent)
-    peak, new_peak = float(max_abs(arr)), float(max_abs(out))
-    # subnormal: the largest entries would have lost bits to gradual underflow
-    if not np.isfinite(out).all() or (peak > 0 and new_peak < np.finfo(float).tiny):
-        direction = "overflows" if exponent > 0 else "underflows"
-        magnitude = np.log10(peak) + exponent * np.log10(2.0)
+        log_size = np.log10(np.abs(arr)) + np.asarray(exponent) * np.log10(2.0)
+    tiny = np.finfo(float).tiny
+    overflow = not np.isfinite(out).all()
+    if np.ndim(exponent):
+        underflow = bool(np.any((arr != 0) & (np.abs(out) < tiny)))
+    else:
+        underflow = bool(max_abs(arr) > 0 and max_abs(out) < tiny)
+    if overflow or underflow:
+        finite = log_size[np.isfinite(log_size)]
+        magnitude = (finite.max() if overflow else finite.min()) if finite.size else 0.0
         raise ValueError(
-            f"{what} {direction} float64 at the scale of the data (its largest value would "
-            f"be about 1e{magnitude:.0f}); multiply the data by a constant first (for "
-            "example divide by its largest |entry|)." + (f" {hint}" if hint else "")
+            f"{what} {'overflows' if overflow else 'underflows'} float64 at the scale of the "
+            f"data (a value of about 1e{magnitude:.0f}); multiply the data by a constant "
+            "first (for example divide by its largest |entry|)." + (f" {hint}" if hint else "")
         )
-    return out if isinstance(values, np.ndarray) or np.ndim(values) else float(out)
+    return out if np.ndim(out) else float(out)

@@ -14,15 +14,24 @@ previous one; the engine reuses it, so a Ritz iteration costs one α-step, like 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Protocol
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from ..linalg import fix_sign, leading_eigenvector
+from ..validation import scale_exponent, unscale
 
-__all__ = ["AlphaSolver", "QAlphaResult", "alternate", "choose_solver", "extend_result"]
+__all__ = [
+    "AlphaSolver",
+    "QAlphaResult",
+    "alternate",
+    "choose_solver",
+    "extend_result",
+    "scale_back",
+    "scaled_down",
+]
 
 #: Largest number of features for which ``solver="auto"`` forms G explicitly.
 DENSE_MAX_FEATURES = 500
@@ -106,6 +115,37 @@ class QAlphaResult:
 def extend_result(result: QAlphaResult, cls: type, **extra: object) -> QAlphaResult:
     """Copy ``result`` into a :class:`QAlphaResult` subclass that carries extra fields."""
     return cls(**{f.name: getattr(result, f.name) for f in fields(QAlphaResult)}, **extra)
+
+
+#: Data whose largest |entry| lies within 2^±SAFE_EXPONENT are used as they are.
+SAFE_EXPONENT = 64
+
+
+def scaled_down(M: np.ndarray) -> tuple[np.ndarray, int]:
+    """``M / 2^e`` (exact) and ``e`` when M's scale would over- or underflow A_α's squares.
+
+    α and Q do not depend on a common scale of the rows (A_α scales by its square, G by its
+    fourth power), so a run on the rescaled data returns the same α and Q; only the
+    objective and the eigenvalue need :func:`scale_back`.
+    """
+    e = scale_exponent(M)
+    return (np.ldexp(M, -e), e) if abs(e) > SAFE_EXPONENT else (M, 0)
+
+
+def scale_back(result: QAlphaResult, e: int, power: int = 4) -> QAlphaResult:
+    """Objective and eigenvalue of a run on ``M / 2^e`` at the scale of M (× 2^(power·e)).
+
+    Raises ValueError when they leave float64's range at M's scale.
+    """
+    if not e:
+        return result
+    hint = "α and Q do not depend on the scale; preprocess=True removes it."
+    return replace(
+        result,
+        objective=unscale(result.objective, power * e, "the Q-α objective", hint=hint),
+        eigenvalue=float(unscale(result.eigenvalue, power * e, "the α-step eigenvalue",
+                                 hint=hint)),
+    )
 
 
 def choose_solver(n_features: int, solver: str) -> str:

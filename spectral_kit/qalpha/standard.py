@@ -6,7 +6,7 @@ import numpy as np
 
 from ..preprocess import preprocess_rows
 from ..validation import as_generator, check_choice, check_finite_scalar, check_int
-from .engine import QAlphaResult, alternate, choose_solver
+from .engine import QAlphaResult, alternate, choose_solver, scale_back, scaled_down
 from .models import LaplacianModel, StandardModel
 
 __all__ = ["INIT_CHOICES", "METHODS", "q_alpha", "run_model"]
@@ -92,21 +92,27 @@ def run_model(
     starts = _starts(model, k, init, n_init, rng)
     best_name, best_Q = starts[0]
     if len(starts) > 1:
+        # The screening counts against max_iter: no run does more iterations than asked.
+        screen = min(SCREEN_ITER, max_iter)
         scores = []
         for _name, Q0 in starts:
-            raw = alternate(model, Q0, method=method, max_iter=SCREEN_ITER, tol=tol, solver=solver)
+            raw = alternate(model, Q0, method=method, max_iter=screen, tol=tol, solver=solver)
             scores.append((raw["objective"][-1], raw))
         best = int(np.argmax([s for s, _ in scores]))
         best_name = starts[best][0]
         screened = scores[best][1]
-        raw = alternate(
-            model, screened["Q"], method=method, max_iter=max(max_iter - SCREEN_ITER, 1),
-            tol=tol, solver=solver, alpha0=screened["alpha"],
-        )
-        raw["objective"] = np.concatenate([screened["objective"], raw["objective"]])
-        raw["alpha_change"] = np.concatenate([screened["alpha_change"], raw["alpha_change"]])
-        raw["n_iter"] += screened["n_iter"]
-        raw["n_matvec"] += sum(r["n_matvec"] for _, r in scores)
+        if max_iter > screened["n_iter"] and not screened["converged"]:
+            raw = alternate(
+                model, screened["Q"], method=method, max_iter=max_iter - screened["n_iter"],
+                tol=tol, solver=solver, alpha0=screened["alpha"],
+            )
+            raw["objective"] = np.concatenate([screened["objective"], raw["objective"]])
+            raw["alpha_change"] = np.concatenate(
+                [screened["alpha_change"], raw["alpha_change"]])
+            raw["n_iter"] += screened["n_iter"]
+            raw["n_matvec"] += sum(r["n_matvec"] for _, r in scores)
+        else:
+            raw = {**screened, "n_matvec": sum(r["n_matvec"] for _, r in scores)}
     else:
         raw = alternate(model, best_Q, method=method, max_iter=max_iter, tol=tol, solver=solver)
     return QAlphaResult(
@@ -212,10 +218,11 @@ def q_alpha(
     Mp = preprocess_rows(M) if preprocess else preprocess_rows(M, center=False, normalize=False)
     k = check_k(k, Mp.shape[1])
     method = resolve_method(method, Mp.shape[1])
+    Mp, e = scaled_down(Mp)  # raw rows of any scale: α does not depend on it
     model = (
         LaplacianModel(Mp) if spectrum == "laplacian" else StandardModel(Mp, criterion=criterion)
     )
-    return run_model(
+    return scale_back(run_model(
         model, k, method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol,
         solver=solver, rng=rng, spectrum=spectrum, criterion=criterion,
-    )
+    ), e)
