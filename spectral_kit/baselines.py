@@ -18,7 +18,10 @@ __all__ = ["fisher_score", "ks_score", "pearson_score", "rank_features"]
 def _check(X: object, y: object) -> tuple[np.ndarray, np.ndarray]:
     X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
     y = check_labels(y, X.shape[0], "y")
-    return X, y
+    # Every score is invariant to the scale of a feature: a power of two near each column's
+    # max |x| is divided out (exactly), so no square over- or underflows.
+    peak = np.maximum(X.max(axis=0), -X.min(axis=0))
+    return np.ldexp(X, -np.frexp(np.where(peak > 0, peak, 1.0))[1]), y
 
 
 def pearson_score(X: object, y: object) -> np.ndarray:

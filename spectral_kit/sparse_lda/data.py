@@ -28,6 +28,8 @@ from ..validation import (
     check_finite_scalar,
     check_int,
     check_labels,
+    scale_exponent,
+    unscale,
 )
 
 __all__ = [
@@ -84,6 +86,8 @@ def scatter_matrices(X: Any, y: Any) -> ScatterMatrices:
     """
     X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
     labels = check_labels(y, X.shape[0], "y")
+    e = scale_exponent(X)  # computed on X / 2^e (exact), so no product over- or underflows
+    X = np.ldexp(X, -e)
     classes, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
     N = X.shape[0]
     priors = counts / N
@@ -102,7 +106,10 @@ def scatter_matrices(X: Any, y: Any) -> ScatterMatrices:
         d = None
         A = (diff.T * priors) @ diff
         A = 0.5 * (A + A.T)
-    return ScatterMatrices(A, B, d, means, priors, classes)
+    A = unscale(A, 2 * e, "the between-class scatter of X")
+    B = unscale(B, 2 * e, "the within-class scatter of X")
+    d = None if d is None else unscale(d, e, "the mean difference of X")
+    return ScatterMatrices(A, B, d, unscale(means, e, "the class means of X"), priors, classes)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from ..validation import check_array, check_labels
+from ..validation import check_array, check_finite_scalar, check_labels, scale_exponent, unscale
 from .data import scatter_matrices
 from .pair import resolve_epsilon
 from .spectrum import check_support
@@ -99,12 +99,19 @@ def fit_discriminant(
     """
     X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
     check_labels(y, X.shape[0], "y")
-    sc = scatter_matrices(X, y)
+    # The discriminant is equivariant to the scale of X (coef ∝ 1/scale, ε ∝ scale²): fit on
+    # X / 2^e (exact) so that no scatter over- or underflows, then scale back.
+    e = scale_exponent(X)
+    if isinstance(regularization, (int, float)) and not isinstance(regularization, bool):
+        regularization = float(np.ldexp(check_finite_scalar(
+            regularization, "regularization", low=0.0), -2 * e))
+    sc = scatter_matrices(np.ldexp(X, -e), y)
     n = X.shape[1]
     idx = np.arange(n) if support is None else check_support(support, n)
     eps = resolve_epsilon(regularization, sc.B, sc.A)
     coef, intercept = lda_coefficients(sc.means, sc.priors, sc.B, idx, eps)
-    return LinearDiscriminant(coef, intercept, sc.classes, idx, eps)
+    return LinearDiscriminant(unscale(coef, -e, "the discriminant's coefficients"), intercept,
+                              sc.classes, idx, float(unscale(eps, 2 * e, "ε")))
 
 
 def discriminant_errors(

@@ -68,10 +68,11 @@ def rayleigh_quotient(x: Any, A: Any, B: Any, *, regularization: Any = None) -> 
     x = check_array(x, "x", ndim=1, rows_label="entries")
     if x.shape != (pair.n,):
         raise ValueError(f"x must have shape ({pair.n},) to match A and B; got {x.shape}.")
-    denom = float(x @ pair.B @ x)
-    if denom <= 0:
+    peak = float(np.abs(x).max())
+    if peak == 0:
         raise ValueError("x is the zero vector; the Rayleigh quotient needs x ≠ 0.")
-    return float(x @ pair.A @ x) / denom
+    x = x / peak  # R(cx) = R(x): a unit-scale x keeps xᵀAx and xᵀBx in range
+    return float(x @ pair.A @ x) / float(x @ pair.B @ x)
 
 
 def _spectrum(pair: MatrixPair) -> np.ndarray:
