@@ -26,6 +26,7 @@ __all__ = [
     "check_indices",
     "check_int",
     "check_labels",
+    "check_mask",
     "check_memory",
     "check_nonconstant_rows",
     "check_probability",
@@ -262,6 +263,22 @@ def check_labels(y: Any, n_samples: int, name: str = "y", *, min_classes: int = 
             f"{name} must contain at least {min_classes} classes; got {n_classes}."
         )
     return arr
+
+
+def check_mask(value: Any, name: str, size: int | None = None) -> np.ndarray:
+    """Return a 1-D boolean mask (True/False or 0/1 entries), of length ``size`` if given."""
+    if value is None or isinstance(value, (str, bytes, dict)):
+        raise TypeError(f"{name} must be a boolean mask; got {_describe(value)}.")
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be a boolean mask; got dtype {arr.dtype}.")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D boolean mask; got shape {arr.shape}.")
+    if size is not None and arr.shape[0] != size:
+        raise ValueError(f"{name} must be a boolean mask of length {size}; got {arr.shape[0]}.")
+    if arr.dtype.kind != "b" and not np.isin(arr, (0, 1)).all():
+        raise ValueError(f"{name} must be a boolean mask (True/False or 0/1 entries).")
+    return arr.astype(bool)
 
 
 def check_same_length(name_a: str, a: Sized, name_b: str, b: Sized) -> None:
