@@ -88,5 +88,5 @@ def _ks_two_sample(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 def rank_features(scores: object) -> np.ndarray:
     """Feature indices by decreasing score (ties keep the original order)."""
-    s = np.asarray(scores, dtype=np.float64)
+    s = check_array(scores, "scores", ndim=1)
     return np.argsort(-s, kind="stable")

@@ -21,8 +21,8 @@ def row_norms(M: np.ndarray) -> np.ndarray:
     so rows of entries near 1e±300 get their true norm rather than inf or 0. A norm that is
     itself beyond the float range comes back as inf.
     """
-    M = np.asarray(M, dtype=np.float64)
-    scale = max_abs(M, axis=1) if M.ndim == 2 and M.shape[1] else np.zeros(M.shape[0])
+    M = check_array(M, "M", min_cols=0)
+    scale = max_abs(M, axis=1) if M.shape[1] else np.zeros(M.shape[0])
     safe = np.where(scale > 0, scale, 1.0)
     with np.errstate(over="ignore"):
         if np.all((safe > 1e-140) & (safe < 1e140)):  # squares cannot over- or underflow
@@ -38,13 +38,13 @@ def scaled_row_variances(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Ratios of variances (``ldexp(v_a / v_b, 2 (e_a − e_b))``) stay exact where the variances
     themselves would leave float64's range.
     """
-    M = np.asarray(M, dtype=np.float64)
+    M = check_array(M, "M")
     scale = max_abs(M, axis=1)
     e = np.frexp(np.where(scale > 0, scale, 1.0))[1]
     return np.ldexp(M, -e[:, None]).var(axis=1), e
 
 
-def row_variances(M: np.ndarray, what: str = "the row variances") -> np.ndarray:
+def row_variances(M: np.ndarray, what: str = "the variances of M's rows") -> np.ndarray:
     """Variance of every row, computed scale-safely; ValueError when one leaves float64."""
     v, e = scaled_row_variances(M)
     return unscale(v, 2 * e, what)

@@ -517,7 +517,8 @@ def triple_product_monte_carlo(
     samples = check_int(samples, "samples", low=2)
     rng = as_generator(random_state)
     q = a.size
-    check_memory(3 * 8.0 * samples * q * k, f"{samples} random {q} × {k} orthonormal bases",
+    check_memory(3 * 8.0 * samples * q * k,
+                 f"samples={samples} random {q} × {k} orthonormal bases",
                  hint="Use fewer samples.")
     Z = rng.standard_normal((samples, q, k))
     C, R = np.linalg.qr(Z)

@@ -22,6 +22,7 @@ __all__ = [
     "as_generator",
     "check_array",
     "check_choice",
+    "check_data_size",
     "check_finite_scalar",
     "check_indices",
     "check_int",
@@ -358,6 +359,14 @@ def check_memory(n_bytes: float, what: str, *, hint: str = "") -> None:
             f"{what} would need {_bytes(n_bytes)}, more than the kit's limit of "
             f"{_bytes(limit)} (SPECTRAL_KIT_MEMORY_LIMIT)." + (f" {hint}" if hint else "")
         )
+
+
+def check_data_size(n_rows: float, n_cols: float, names: str) -> None:
+    """Refuse a generated data set whose matrix (about three copies while it is built)
+    exceeds :data:`MEMORY_LIMIT`; ``names`` says which arguments set its size."""
+    check_memory(3 * 8.0 * float(n_rows) * float(n_cols),
+                 f"a {n_rows} × {n_cols} data matrix ({names})",
+                 hint="Ask for a smaller data set.")
 
 
 def _bytes(n: float) -> str:

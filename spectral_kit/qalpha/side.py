@@ -189,7 +189,7 @@ def side_variances(M: object, W: object, side_scale: str = "main") -> np.ndarray
     # overflow nor underflow, and their ratio is exact
     d, e_side = scaled_row_variances(Wv)
     if side_scale == "raw":
-        return unscale(d, 2 * e_side, "the variances of W's rows")
+        return unscale(d, 2 * e_side, "the variances of W's rows (side_scale='raw')")
     main, e_main = scaled_row_variances(Mv)
     bad = np.flatnonzero(main <= 0.0)
     if bad.size:
@@ -197,7 +197,7 @@ def side_variances(M: object, W: object, side_scale: str = "main") -> np.ndarray
             f"M has constant feature row(s) (index {', '.join(map(str, bad[:10]))}); their "
             "main-data variance is zero, so side_scale='main' cannot scale them. Remove them."
         )
-    return unscale(d / main, 2 * (e_side - e_main), "var(w_i) / var(m_i)")
+    return unscale(d / main, 2 * (e_side - e_main), "var(w_i) / var(m_i) of the rows of W and M")
 
 
 def check_side(W: object, n_features: int) -> np.ndarray:

@@ -20,6 +20,9 @@ METHOD_CHOICES = ("auto", *METHODS)
 #: Largest number of samples for which ``method="auto"`` uses the full eigen-step.
 BASIC_MAX_SAMPLES = 2000
 
+#: Largest number of starts (each holds a q × k subspace and costs a few iterations).
+MAX_N_INIT = 1000
+
 #: Iterations given to each candidate start before the best one is continued.
 SCREEN_ITER = 5
 
@@ -33,7 +36,8 @@ def check_run_options(
     return (
         check_choice(method, "method", METHOD_CHOICES),
         check_choice(init, "init", INIT_CHOICES),
-        check_int(n_init, "n_init", low=1),
+        check_int(n_init, "n_init", low=1, high=MAX_N_INIT,
+                  hint="Each start is screened for a few iterations; a few dozen suffice."),
         check_int(max_iter, "max_iter", low=1),
         check_finite_scalar(tol, "tol", low=0.0, low_inclusive=False),
         check_choice(solver, "solver", SOLVERS),

@@ -25,6 +25,7 @@ from ..validation import (
     as_generator,
     check_array,
     check_choice,
+    check_data_size,
     check_finite_scalar,
     check_int,
     check_labels,
@@ -140,6 +141,7 @@ def fbm_covariance(n: int, smoothness: float) -> np.ndarray:
     H = 0.5 is Brownian motion (min(t, s)); H → 1 gives smoother, H → 0 rougher paths.
     """
     n = check_int(n, "n", low=1)
+    check_data_size(n, n, "n × n")
     H = check_finite_scalar(
         smoothness, "smoothness", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
         hint="It is the Hurst exponent: 0.5 is Brownian motion.",
@@ -193,6 +195,7 @@ def random_pair(
     kind = check_choice(kind, "kind", PAIR_KINDS)
     shape = check_finite_scalar(shape, "shape", low=0.0, low_inclusive=False)
     q = 2 * n if n_samples is None else check_int(n_samples, "n_samples", low=n + 1)
+    check_data_size(q + 1, n, "n_samples × n")
     K = fbm_covariance(n, smoothness)
     rng = as_generator(random_state)
     # A tiny jitter keeps the Cholesky factor of very smooth (H → 1) covariances defined.

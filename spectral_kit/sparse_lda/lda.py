@@ -146,12 +146,25 @@ def discriminant_errors(
             f"X_test has {X_test.shape[1]} features but X_train has {X_train.shape[1]}."
         )
     y_test = check_labels(y_test, X_test.shape[0], "y_test", min_classes=1)
-    sc = scatter_matrices(X_train, y_train)
+    check_labels(y_train, X_train.shape[0], "y_train")
+    epsilon = check_finite_scalar(epsilon, "epsilon", low=0.0)
+    if isinstance(supports, (str, bytes, dict)) or not hasattr(supports, "__len__"):
+        raise TypeError(f"supports must be a sequence of index arrays; got {supports!r:.60}.")
+    # Predictions do not depend on the scale of X: fit on X / 2^e (exact), ε scaled alike.
+    e = scale_exponent(X_train)
+    sc = scatter_matrices(np.ldexp(X_train, -e), y_train)
+    eps = float(np.ldexp(epsilon, -2 * e))
     n = X_train.shape[1]
     errors = np.empty(len(supports))
     for i, support in enumerate(supports):
-        idx = check_support(support, n)
-        coef, intercept = lda_coefficients(sc.means, sc.priors, sc.B, idx, epsilon)
-        model = LinearDiscriminant(coef, intercept, sc.classes, idx, epsilon)
-        errors[i] = float(np.mean(model.predict(X_test) != y_test))
+        idx = check_support(support, n, "supports")
+        try:
+            coef, intercept = lda_coefficients(sc.means, sc.priors, sc.B, idx, eps)
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                f"the within-class covariance of X_train on supports[{i}] plus epsilon·I is "
+                f"not positive definite (epsilon={epsilon:g}); pass a positive epsilon."
+            ) from None
+        model = LinearDiscriminant(coef, intercept, sc.classes, idx, eps)
+        errors[i] = float(np.mean(model.predict(np.ldexp(X_test, -e)) != y_test))
     return errors

@@ -80,6 +80,10 @@ def rank_one_factor(A: np.ndarray, *, rtol: float = RANK_ONE_RTOL) -> np.ndarray
     The column of A with the largest diagonal entry, divided by the square root of that entry,
     is d up to sign when A = d dᵀ; one comparison ``‖A − d dᵀ‖_max ≤ rtol·‖A‖_max`` confirms it.
     """
+    A = check_array(A, "A")
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be a square matrix; got shape {A.shape}.")
+    rtol = check_finite_scalar(rtol, "rtol", low=0.0)
     diag = np.diag(A)
     j = int(np.argmax(diag))
     if diag[j] <= 0.0:

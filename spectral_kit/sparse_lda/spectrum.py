@@ -19,7 +19,7 @@ import numpy as np
 import scipy.linalg
 
 from ..linalg import principal_generalized_eigvalsh
-from ..validation import check_array, check_indices
+from ..validation import check_array, check_indices, check_int
 from ._numerics import subset_vector
 from .pair import MatrixPair, check_k, check_pair
 from .results import InclusionBounds, Interlacing, SparseDiscriminant
@@ -117,7 +117,9 @@ def interlacing_bounds(spectrum: np.ndarray, k: int) -> tuple[np.ndarray, np.nda
 
     ``lower[i] = λ_i`` and ``upper[i] = λ_{i+n−k}`` (1-based in the paper, 0-based here).
     """
+    spectrum = check_array(spectrum, "spectrum", ndim=1)
     n = spectrum.size
+    k = check_int(k, "k", low=1, high=n)
     return spectrum[:k].copy(), spectrum[n - k :].copy()
 
 

@@ -198,7 +198,7 @@ def similarity_matrix(X: object, statistic: str = "covariance") -> np.ndarray:
     Xs, e = _prepared(X, statistic)
     n = Xs.shape[0]
     check_memory(8.0 * Xs.shape[1] ** 2, f"the {Xs.shape[1]} × {Xs.shape[1]} {statistic} "
-                 "matrix", hint="Select fewer features first.")
+                 "matrix of X's features", hint="Select fewer features of X first.")
     if statistic == "covariance":
         s = Xs.sum(axis=0)
         A = (Xs.T @ Xs - np.outer(s, s) / n) / (n - 1)
@@ -217,6 +217,10 @@ def resample_indices(n_samples: int, n_resamples: int, random_state: object = No
     """
     n_samples = check_int(n_samples, "n_samples", low=3)
     n_resamples = check_int(n_resamples, "n_resamples", low=2)
+    # the indices, and the counts and products that the intervals build from them
+    check_memory(3 * 8.0 * n_samples * n_resamples,
+                 f"n_resamples={n_resamples} resamples of n_samples={n_samples} samples",
+                 hint="Use fewer resamples (the paper: 1000).")
     return as_generator(random_state).integers(0, n_samples, (n_resamples, n_samples))
 
 
@@ -286,7 +290,8 @@ def bootstrap_intervals(
     counts = _resample_counts(Xs.shape[0], n_resamples, random_state, resamples)
     n, p = Xs.shape
     B = counts.shape[0]
-    check_memory(3 * 8.0 * p * p, f"the three {p} × {p} matrices of intervals",
+    check_memory(3 * 8.0 * p * p,
+                 f"the three {p} × {p} matrices of intervals for X's {p} features",
                  hint="Select fewer features first.")
     rows, cols = np.triu_indices(p)
     moments = _resample_moments(Xs, counts, statistic)
@@ -328,7 +333,7 @@ def bootstrap_distribution(
     counts = _resample_counts(Xs.shape[0], n_resamples, random_state, resamples)
     p = Xs.shape[1]
     check_memory(2 * 8.0 * counts.shape[0] * p * (p + 1) / 2,
-                 f"the bootstrap values of {p} features ({counts.shape[0]} resamples)",
+                 f"the bootstrap values of X's {p} features (n_resamples={counts.shape[0]})",
                  hint="Use bootstrap_intervals, which works in blocks, or fewer features.")
     rows, cols = np.triu_indices(p)
     moments = _resample_moments(Xs, counts, statistic)

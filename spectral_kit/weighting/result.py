@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..linalg import fix_sign
+from ..validation import check_array
 
 __all__ = ["WeightingResult", "nonnegative_weights"]
 
@@ -90,7 +91,12 @@ def nonnegative_weights(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     negative_mass : float
         ``‖min(u, 0)‖² / ‖u‖²``.
     """
-    u = fix_sign(np.asarray(u, dtype=np.float64) / np.linalg.norm(u))
+    u = check_array(u, "u", ndim=1)
+    scale = float(np.abs(u).max())
+    if scale == 0:
+        raise ValueError("u is the zero vector; an eigenvector is non-zero.")
+    u = u / scale  # a unit-scale u: its norm neither overflows nor underflows
+    u = fix_sign(u / np.linalg.norm(u))
     positive = np.maximum(u, 0.0)
     norm = float(np.linalg.norm(positive))
     # fix_sign guarantees Σu > 0 (or a positive largest entry), so some entry is positive.
