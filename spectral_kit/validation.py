@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import re
 import warnings
 from collections.abc import Iterable, Sequence, Sized
 from typing import Any
@@ -37,6 +38,7 @@ __all__ = [
     "max_abs",
     "scale_exponent",
     "unscale",
+    "validate_data_named",
 ]
 
 #: Largest temporary array (bytes) an algorithm may allocate before refusing with a message
@@ -424,3 +426,21 @@ def unscale(values: Any, exponent: Any, what: str, *, hint: str = "") -> Any:
             "first (for example divide by its largest |entry|)." + (f" {hint}" if hint else "")
         )
     return out if np.ndim(out) else float(out)
+
+
+def validate_data_named(estimator: Any, X: Any, y: Any = "no_validation", **kwargs: Any) -> Any:
+    """scikit-learn's ``validate_data``, with every error naming the data it refused.
+
+    Its messages (e.g. "could not convert string to float") keep their text, so scikit-learn's
+    own estimator checks still recognise them; a prefix says it was X (or y) that failed.
+    """
+    from sklearn.utils.validation import validate_data
+
+    try:
+        return validate_data(estimator, X, y, **kwargs)
+    except (ValueError, TypeError) as exc:
+        message = str(exc)
+        if re.search(r"(?<![\w])(X|y)(?![\w])", message):
+            raise
+        which = "X" if isinstance(y, str) and y == "no_validation" else "X or y"
+        raise type(exc)(f"{which} cannot be used: {message}") from exc

@@ -377,3 +377,109 @@ def test_bad_arguments_get_a_clear_error_or_a_clean_result(name, choice):
     bad = choice.draw(st.sampled_from(_bad_values(changed, default)), label="value")
     kwargs[changed] = bad
     _judge(target, kwargs, changed, bad)
+
+
+# --- estimators ----------------------------------------------------------------------------------
+
+ESTIMATOR_NAMES = ("QAlphaSelector", "QAlphaSideSelector", "SparseLDA", "StableSparsePCA",
+                   "WeightedPCA", "WeightedFDA")
+FRACTIONS = {"n_features_to_select"}
+INTS_EST = INTS | {"n_components", "n_pca"}
+FLOATS_EST = FLOATS | {"gamma"}
+CHOICES_EST = CHOICES | {"weighting"}
+
+
+def _fit(name: str, estimator, X, y):
+    if name == "QAlphaSideSelector":
+        return estimator.fit(X, X_side=world()["W"].T[:, : X.shape[1]])
+    if name in ("SparseLDA", "WeightedFDA") or (name == "QAlphaSelector"):
+        return estimator.fit(X, y)
+    return estimator.fit(X)
+
+
+def _estimator_bad_values(param: str, default) -> list:
+    if param in FRACTIONS:
+        return [0, -1, 1.5, 10**6, "half", None, math.nan]
+    if param in INTS_EST:
+        return [-1, 0, 2.5, "3", 10**12]
+    if param in FLOATS_EST:
+        return [math.nan, math.inf, -1.0, "x"]
+    if param in CHOICES_EST:
+        return ["nosuch", 3]
+    if param in SEEDS:
+        return [-1, "seed", 1.5]
+    return ["text", -1]
+
+
+@pytest.mark.parametrize("name", ESTIMATOR_NAMES)
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(choice=st.data())
+def test_estimators_refuse_bad_hyperparameters_and_data_clearly(name, choice):
+    import spectral_kit as sk
+
+    cls = getattr(sk, name)
+    w = world()
+    X, y = w["X"][:, :8], w["y"]
+    params = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    kwargs = {"n_resamples": 30, "random_state": 0} if name == "StableSparsePCA" else {}
+    target = choice.draw(st.sampled_from([*params, "X", "y"]), label="argument")
+    if target == "X":
+        bad = choice.draw(st.sampled_from(_bad_arrays(X)), label="value")
+        X = bad
+    elif target == "y":
+        bad = choice.draw(st.sampled_from(_bad_values("y", y)), label="value")
+        y = bad
+    else:
+        default = inspect.signature(cls.__init__).parameters[target].default
+        bad = choice.draw(st.sampled_from(_estimator_bad_values(target, default)),
+                          label="value")
+        kwargs[target] = bad
+    estimator = cls(**kwargs)
+    (kind, value), peak, _seconds = _call(lambda: _fit(name, estimator, X, y), {})
+    what = f"{name}({target}={_show(bad)}).fit"
+    assert kind != "timeout", f"{what} ran longer than {TIME_LIMIT} s"
+    assert peak <= PEAK_LIMIT, f"{what} allocated {peak / 2**20:.0f} MiB"
+    if kind == "result":
+        for attr in ("alpha_", "coef_", "components_", "support_"):
+            assert not _nan_in(getattr(value, attr, None)), f"{what}: NaN in {attr}"
+        return
+    assert isinstance(value, (ValueError, TypeError)), (
+        f"{what} raised {type(value).__name__}: {value}")
+    message = str(value)
+    names = [*params, "X", "y", "X_side"]
+    assert any(re.search(rf"(?<![\w]){re.escape(p)}(?![\w])", message) for p in names) or (
+        # scikit-learn's own input checks name the data by what it holds
+        "array" in message or "sample" in message or "feature" in message
+        or "class" in message or "label" in message), f"{what}: {message!r}"
+
+
+# --- an n × n matrix for n = 10⁵ features --------------------------------------------------------
+
+
+def test_an_n_by_n_matrix_for_100000_features_is_refused_with_its_size():
+    import spectral_kit as sk
+    from spectral_kit import sparse_lda, stability, weighting
+
+    M = np.random.default_rng(0).standard_normal((100_000, 6))
+    y = np.repeat([0, 1], 3)
+    calls = {
+        "q_alpha(solver='dense')": lambda: sk.q_alpha(M, 2, solver="dense"),
+        "kernel_q_alpha": lambda: sk.kernel_q_alpha(M, 2),
+        "parameter_free_weights(solver='dense')": lambda: weighting.parameter_free_weights(
+            M, solver="dense"),
+        "scatter_matrices": lambda: sparse_lda.scatter_matrices(M.T, y),
+        "fit_discriminant": lambda: sparse_lda.fit_discriminant(M.T, y),
+        "SparseLDA": lambda: sk.SparseLDA(2).fit(M.T, y),
+        "similarity_matrix": lambda: stability.similarity_matrix(M.T),
+        "bootstrap_intervals": lambda: stability.bootstrap_intervals(M.T, n_resamples=10),
+        "StableSparsePCA": lambda: sk.StableSparsePCA(n_resamples=10).fit(M.T),
+    }
+    for name, call in calls.items():
+        (kind, value), peak, _seconds = _call(lambda c=call: c(), {})
+        assert kind == "error" and isinstance(value, ValueError), (name, kind, value)
+        assert re.search(r"100000 × 100000 .* would need \d+\.\d GiB", str(value)), str(value)
+        assert peak < PEAK_LIMIT, name
+    # the matrix-free paths need no such matrix and run
+    (kind, value), peak, _seconds = _call(lambda: sk.q_alpha(M, 2, max_iter=3), {})
+    assert kind == "result" and peak < PEAK_LIMIT

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..sparse_lda import (
     eslda,
@@ -22,7 +22,13 @@ from ..sparse_lda._numerics import subset_vector
 from ..sparse_lda.data import scatter_matrices
 from ..sparse_lda.lda import lda_coefficients
 from ..sparse_lda.pair import check_pair, resolve_epsilon
-from ..validation import check_choice, check_finite_scalar, scale_exponent, unscale
+from ..validation import (
+    check_choice,
+    check_finite_scalar,
+    scale_exponent,
+    unscale,
+    validate_data_named,
+)
 from .qalpha import n_to_select
 
 __all__ = ["METHODS", "SparseLDA"]
@@ -101,7 +107,7 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
 
     def fit(self, X: object, y: object) -> SparseLDA:
         """Select k features of ``X`` (samples × features) and fit LDA on them."""
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        X, y = validate_data_named(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         method = check_choice(self.method, "method", METHODS)
         classes = np.unique(y)
@@ -156,7 +162,7 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
     def decision_function(self, X: object) -> np.ndarray:
         """LDA scores: 1-D for two classes (positive → ``classes_[1]``), else one per class."""
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data_named(self, X, dtype=np.float64, reset=False)
         scores = X @ self.coef_.T + self.intercept_
         return scores[:, 0] if self.classes_.size == 2 else scores
 

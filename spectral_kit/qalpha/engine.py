@@ -21,7 +21,7 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from ..linalg import fix_sign, leading_eigenvector
-from ..validation import scale_exponent, unscale
+from ..validation import check_memory, scale_exponent, unscale
 
 __all__ = [
     "AlphaSolver",
@@ -149,9 +149,17 @@ def scale_back(result: QAlphaResult, e: int, power: int = 4) -> QAlphaResult:
 
 
 def choose_solver(n_features: int, solver: str) -> str:
-    """Resolve ``solver="auto"``: dense G for small n, matrix-free Lanczos otherwise."""
+    """Resolve ``solver="auto"``: dense G for small n, matrix-free Lanczos otherwise.
+
+    ``solver="dense"`` forms an n × n matrix: refused, with the memory it would need, beyond
+    the kit's memory limit.
+    """
     if solver == "auto":
         return "dense" if n_features <= DENSE_MAX_FEATURES else "matrix-free"
+    if solver == "dense":
+        check_memory(2 * 8.0 * n_features**2,
+                     f"the {n_features} × {n_features} matrix of solver='dense' (one row and "
+                     "column per feature)", hint="Use solver='matrix-free' (or 'auto').")
     return solver
 
 

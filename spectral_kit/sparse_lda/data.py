@@ -29,6 +29,7 @@ from ..validation import (
     check_finite_scalar,
     check_int,
     check_labels,
+    check_memory,
     scale_exponent,
     unscale,
 )
@@ -87,6 +88,9 @@ def scatter_matrices(X: Any, y: Any) -> ScatterMatrices:
     """
     X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
     labels = check_labels(y, X.shape[0], "y")
+    d_ = X.shape[1]
+    check_memory(3 * 8.0 * d_ * d_, f"the {d_} × {d_} scatter matrices of X's {d_} features",
+                 hint="Select fewer features of X first.")
     e = scale_exponent(X)  # computed on X / 2^e (exact), so no product over- or underflows
     X = np.ldexp(X, -e)
     classes, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
