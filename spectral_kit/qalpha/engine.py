@@ -65,8 +65,13 @@ class QAlphaResult:
     Q : ndarray of shape (n_samples, k)
         Orthonormal basis of the leading eigenvectors of A_α (or the model's equivalent).
     objective : ndarray of shape (n_iter,)
-        ``trace(QᵀA_αᵀA_αQ)`` (or the chosen criterion) after every iteration; by Prop. 3 it
-        never decreases for the power-embedded and basic schemes.
+        ``trace(QᵀA_αᵀA_αQ)`` (or the chosen criterion) after every iteration. Prop. 3 makes
+        it non-decreasing for the power-embedded and basic schemes with the standard spectrum
+        and ``criterion="top"`` (up to the accuracy of the intermediate α-steps, which are
+        solved only as accurately as α still moves). No such guarantee holds for the
+        Laplacian spectrum on uncentred rows (``preprocess=False``), where the objective can
+        fall by most of its value between iterations, nor for ``criterion="gap"``, whose G
+        is indefinite.
     n_iter : int
         Number of iterations performed.
     converged : bool

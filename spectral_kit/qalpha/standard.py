@@ -143,8 +143,14 @@ def q_alpha(
     """Unsupervised feature weighting by Q-α (Wolf & Shashua 2005, Def. 1–5).
 
     Maximises ``trace(QᵀA_αᵀA_αQ)`` over unit-norm weights α and orthonormal Q (Eq. 1), with
-    ``A_α = Σ_i α_i m_i m_iᵀ``. The weights come out positive and sparse (Sec. 4): features
-    with large α_i are the ones whose joint spectrum shows k coherent clusters.
+    ``A_α = Σ_i α_i m_i m_iᵀ``. Features with large α_i are the ones whose joint spectrum
+    shows k coherent clusters. With the standard spectrum, ``criterion="top"`` and
+    preprocessed rows, the weights tend to come out positive and sparse (Sec. 4): positivity
+    is a high-probability property (Theorem 10; see
+    :func:`~spectral_kit.theory.positivity_probability`), not a guarantee -- check
+    ``result.all_positive``. With
+    ``criterion="gap"`` (an indefinite G) or the Laplacian spectrum on uncentred rows, α often
+    has negative entries and the objective need not increase from one iteration to the next.
 
     Parameters
     ----------
@@ -161,10 +167,13 @@ def q_alpha(
         Because G depends on Q only through QQᵀ, "ritz" yields the same α sequence as
         "power"; it differs in returning Q's columns as ordered Ritz vectors of A_α.
     spectrum : {"standard", "laplacian"}
-        Affinity A_α (Sec. 2.1) or its Laplacian L_α (Sec. 2.2, Def. 5).
+        Affinity A_α (Sec. 2.1) or its Laplacian L_α (Sec. 2.2, Def. 5). On uncentred rows
+        (``preprocess=False``) the Laplacian run's objective can decrease and α can have
+        negative entries.
     criterion : {"top", "gap"}
         ``Σ_{i≤k} λ_i²`` (Eq. 1) or the spectral gap ``Σ_{i≤k} λ_i² − Σ_{j>k} λ_j²``
-        (end of Sec. 2.1).
+        (end of Sec. 2.1). The gap's G is indefinite: its α may have negative entries, and
+        Prop. 3's monotone objective is not guaranteed for it.
     init : {"pca", "random"}
         Starting subspace Q⁽⁰⁾. ``"pca"`` (default) uses the k leading right singular vectors
         of M, i.e. the eigenvectors of A_α for uniform α; ``"random"`` is the paper's random
