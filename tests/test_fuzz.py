@@ -483,3 +483,28 @@ def test_an_n_by_n_matrix_for_100000_features_is_refused_with_its_size():
     # the matrix-free paths need no such matrix and run
     (kind, value), peak, _seconds = _call(lambda: sk.q_alpha(M, 2, max_iter=3), {})
     assert kind == "result" and peak < PEAK_LIMIT
+
+
+# --- defects the fuzzing found, pinned ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("max_iter", [1, 2, 5, 6, 8])
+def test_n_init_never_runs_more_iterations_than_max_iter(max_iter):
+    from spectral_kit.qalpha import q_alpha
+
+    result = q_alpha(world()["M"], 2, n_init=3, max_iter=max_iter, random_state=0)
+    assert result.n_iter <= max_iter
+    assert result.objective.size == result.n_iter
+
+
+def test_a_continuous_y_is_not_read_as_classes():
+    from spectral_kit import baselines
+    from spectral_kit.qalpha import q_alpha_supervised
+
+    M = world()["M"]
+    y = np.random.default_rng(0).normal(size=M.shape[1])  # a measurement, 16 distinct values
+    for call in (lambda: q_alpha_supervised(M, y), lambda: baselines.fisher_score(M.T, y)):
+        with pytest.raises(ValueError, match=r"y looks continuous \(16 distinct values"):
+            call()
+    # whole-number floats are class labels
+    assert baselines.fisher_score(M.T, world()["y"].astype(float)).shape == (M.shape[0],)
