@@ -100,6 +100,11 @@ def test_resume_skips_complete_sections_of_the_same_settings(tmp_path, fakes, ca
     calls.clear()
     report_module.write_report(tmp_path, quick=False, keys=[PREFIX + "a"])
     assert calls == ["a"] and "Fake C" not in (tmp_path / "README.md").read_text()
+    # a fresh report leaves none of the earlier run's files behind
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == [
+        "wolf-bileschi-2005__zz-fake-a.png"]
+    assert sorted(p.name for p in (tmp_path / "sections").iterdir()) == [
+        "wolf-bileschi-2005__zz-fake-a.md"]
 
 
 def test_unknown_verdicts_and_verdict_rules_reach_the_header(tmp_path, fakes, monkeypatch):

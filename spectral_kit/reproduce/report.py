@@ -485,6 +485,13 @@ def write_report(
     settings = {"quick": bool(quick), "random_state": int(random_state)}
     previous = _read_manifest(out) or {}
     kept = previous.get("sections", {}) if resume else {}
+    for key, entry in previous.get("sections", {}).items():
+        if key not in kept:  # a fresh report: the earlier run's files must not linger
+            for name in (entry.get("file"), entry.get("figure"),
+                         f"sections/{_stem(key)}.traceback.txt"):
+                if name and "/" in name and ".." not in name:
+                    with contextlib.suppress(OSError):
+                        (out / name).unlink()
     manifest = {
         "format": _FORMAT, "version": 1, "status": "running", "settings": settings,
         "started": _dt.datetime.now().isoformat(timespec="seconds"),
