@@ -95,8 +95,11 @@ def nonnegative_weights(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     scale = float(np.abs(u).max())
     if scale == 0:
         raise ValueError("u is the zero vector; an eigenvector is non-zero.")
-    u = u / scale  # a unit-scale u: its norm neither overflows nor underflows
-    u = fix_sign(u / np.linalg.norm(u))
+    if not 1e-150 < scale < 1e150:  # rescaled first, so that its norm cannot over/underflow
+        u = u / scale
+    norm_u = float(np.linalg.norm(u))
+    # an eigenvector already at unit norm is kept bit for bit (dividing by 1 ± eps is not)
+    u = fix_sign(u if abs(norm_u - 1.0) <= 4 * np.finfo(float).eps else u / norm_u)
     positive = np.maximum(u, 0.0)
     norm = float(np.linalg.norm(positive))
     # fix_sign guarantees Σu > 0 (or a positive largest entry), so some entry is positive.
