@@ -237,6 +237,8 @@ def test_ctrl_c_leaves_a_usable_partial_report(tmp_path):
     assert f"Written: `{PREFIX}a`, `{PREFIX}b`." in readme
     assert f"Not run: `{PREFIX}slow`." in readme
     assert "### Fake a" in readme and "### Fake b" in readme
+    assert sorted(p.name for p in (out / "figures").iterdir()) == [
+        "wolf-bileschi-2005__zz-fake-a.png", "wolf-bileschi-2005__zz-fake-b.png"]
     for name in ("a", "b"):
         assert (out / "figures" / f"wolf-bileschi-2005__zz-fake-{name}.png").stat().st_size > 0
     assert not list(out.rglob("*.tmp"))

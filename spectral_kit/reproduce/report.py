@@ -522,8 +522,13 @@ def write_report(
                 _save(out, manifest)
         except BaseException:
             manifest["status"] = "partial"
-            if current is not None:
+            if current is not None:  # the unfinished one leaves no half of itself behind
                 manifest["sections"].pop(current, None)
+                stem = _stem(current)
+                for name in (f"figures/{stem}.png", f"sections/{stem}.md",
+                             f"sections/{stem}.traceback.txt"):
+                    with contextlib.suppress(OSError):
+                        (out / name).unlink()
                 print(" interrupted", file=stream, flush=True)
             _save(out, manifest)
             print(f"partial report written to {out / 'README.md'}", file=stream, flush=True)
