@@ -28,7 +28,7 @@ OVERFLOW = r"overflows|underflows"
 #: 10^e · m with e in [-150, 150] and m in [1, 10): the factors the kit must take.
 factors = st.builds(lambda e, m: m * 10.0**e, st.integers(-150, 149), st.floats(1.0, 9.99))
 
-SETTINGS = settings(max_examples=6, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=6, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
