@@ -93,14 +93,17 @@ def preprocess_rows(
         M, name, min_rows=1, min_cols=min_samples, rows_label="features (rows)",
         cols_label="samples (columns)",
     )
+    # Always C order (rows contiguous): the algorithms work row-wise, and the same data then
+    # give the same bits whether they arrive as M or as a transposed X.
     if not normalize:
-        return M - M.mean(axis=1, keepdims=True) if center else M.copy()
+        return np.subtract(M, M.mean(axis=1, keepdims=True), order="C") if center else \
+            M.copy(order="C")
     # Rescale each row by a power of two near its max |entry| (exact), so that neither the
     # mean nor the squares of the norm over- or underflow; the result does not depend on it.
     scale = max_abs(M, axis=1)
     exponents = np.frexp(np.where(scale > 0, scale, 1.0))[1]
     # One copy of M is the whole memory cost of preprocessing; the rest happens in place.
-    out = np.ldexp(M, -exponents[:, None])
+    out = np.ldexp(M, -exponents[:, None], order="C")
     if center:
         out -= out.mean(axis=1, keepdims=True)
     norms = np.sqrt(np.einsum("ij,ij->i", out, out))
