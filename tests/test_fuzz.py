@@ -11,7 +11,9 @@ extreme scale, NaN/inf, an out-of-range or wrong-type value -- and the call must
 never a raw NumPy/SciPy exception (``IndexError``, ``LinAlgError``, ``MemoryError``, ...),
 never an allocation beyond :data:`PEAK_LIMIT` on these tiny inputs (a function asked for
 something huge must refuse, saying how much it would need), never a call of more than
-:data:`TIME_LIMIT` seconds.
+:data:`TIME_LIMIT` seconds. The scikit-learn estimators get the same treatment through their
+hyperparameters and data. Drawing functions (``spectral_kit.plots``), explorers
+(``spectral_kit.widgets``) and the runners (``reproduce``, ``bench``) have their own tests.
 """
 
 from __future__ import annotations
