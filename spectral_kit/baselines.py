@@ -42,7 +42,10 @@ __all__ = [
 def _check(X: object, y: object) -> tuple[np.ndarray, np.ndarray]:
     X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
     y = check_labels(y, X.shape[0], "y")
-    return X, y
+    # Every score is invariant to the scale of a feature: a power of two near each column's
+    # max |x| is divided out (exactly), so no square over- or underflows.
+    peak = np.maximum(X.max(axis=0), -X.min(axis=0))
+    return np.ldexp(X, -np.frexp(np.where(peak > 0, peak, 1.0))[1]), y
 
 
 def pearson_score(X: object, y: object) -> np.ndarray:
@@ -109,7 +112,7 @@ def _ks_two_sample(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 def rank_features(scores: object) -> np.ndarray:
     """Feature indices by decreasing score (ties keep the original order)."""
-    s = np.asarray(scores, dtype=np.float64)
+    s = check_array(scores, "scores", ndim=1)
     return np.argsort(-s, kind="stable")
 
 

@@ -82,10 +82,48 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _reproduce(args: argparse.Namespace) -> int:
     _headless()
-    from .reproduce.report import write_report
+    from .reproduce.report import ReportError, write_report
 
-    write_report(Path(args.out), quick=args.quick, keys=args.only or None)
+    try:
+        readme = write_report(Path(args.out), quick=args.quick, keys=args.only or None,
+                              resume=args.resume, force=args.force)
+    except ReportError as exc:
+        return _error("reproduce", str(exc))
+    except KeyboardInterrupt:
+        print("spectral-kit reproduce: interrupted; the report in "
+              f"{args.out} is marked partial (--resume runs what is missing)", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        return _error("reproduce", f"cannot write the report in {args.out}: "
+                      f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}")
+    failed = _failed_sections(readme.parent)
+    if failed:
+        print(f"spectral-kit reproduce: {len(failed)} reproduction(s) failed "
+              f"({', '.join(failed)}); their sections in {readme} say why", file=sys.stderr)
+        return 1
     return 0
+
+
+def _failed_sections(folder: Path) -> list[str]:
+    import json
+
+    from .reproduce.report import MANIFEST
+
+    sections = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["sections"]
+    return [k for k, e in sections.items() if e.get("status") == "failed"]
+
+
+def _error(command: str, message: str) -> int:
+    """Print a command-line error as one line on stderr; the exit status for it."""
+    print(f"spectral-kit {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr (exit status 2)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _data(args: argparse.Namespace) -> int:
@@ -112,7 +150,7 @@ def _data(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="spectral-kit",
         description="Spectral feature selection: notebooks, benchmarks and reproductions.",
     )
@@ -133,6 +171,11 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", default="report", help="output directory")
     rep.add_argument("--quick", action="store_true", help="reduced repetitions, a few minutes")
     rep.add_argument("--only", nargs="*", help="registry keys (or prefixes) to run")
+    rep.add_argument("--resume", action="store_true",
+                     help="skip the sections the folder already holds for the same settings")
+    rep.add_argument("--force", action="store_true",
+                     help="write into a non-empty folder that is not a report of the kit "
+                          "(its README.md is kept as README.md.orig)")
     rep.set_defaults(func=_reproduce)
 
     data = sub.add_parser("data", help="fetch and verify the public data sets the papers use")

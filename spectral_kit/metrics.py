@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from .validation import check_array, check_labels
+from .validation import check_array, check_indices, check_labels, check_mask
 
 __all__ = ["balanced_pair_accuracy", "clustering_accuracy", "selection_counts", "sparsity_gap"]
 
@@ -23,11 +23,7 @@ def sparsity_gap(alpha: object, relevant: object) -> float:
         Mask of the truly relevant features; needs at least one of each kind.
     """
     a = check_array(alpha, "alpha", ndim=1)
-    mask = np.asarray(relevant, dtype=bool)
-    if mask.shape != a.shape:
-        raise ValueError(
-            f"relevant must be a boolean mask of shape {a.shape}; got shape {mask.shape}."
-        )
+    mask = check_mask(relevant, "relevant", a.shape[0])
     if mask.all() or not mask.any():
         raise ValueError("relevant must mark at least one relevant and one irrelevant feature.")
     irrelevant = float(a[~mask].mean())
@@ -44,7 +40,7 @@ def clustering_accuracy(y_true: object, y_pred: object) -> float:
     over the flips of the class labels)" of Wolf & Shashua (2005, Sec. 6), for any number
     of clusters; clusters left without a class count as errors.
     """
-    t = np.asarray(y_true)
+    t = _true_labels(y_true)
     p = check_labels(y_pred, t.shape[0], "y_pred", min_classes=1)
     _, t_idx = np.unique(t, return_inverse=True)
     _, p_idx = np.unique(p, return_inverse=True)
@@ -56,8 +52,8 @@ def clustering_accuracy(y_true: object, y_pred: object) -> float:
 
 def selection_counts(selected: object, relevant: object) -> tuple[int, int]:
     """How many selected features are relevant and how many are not."""
-    mask = np.asarray(relevant, dtype=bool)
-    idx = np.asarray(selected, dtype=np.intp)
+    mask = check_mask(relevant, "relevant")
+    idx = check_indices(_as_list(selected, "selected"), "selected", size=mask.shape[0])
     hits = int(mask[idx].sum())
     return hits, int(idx.size - hits)
 
@@ -73,7 +69,7 @@ def balanced_pair_accuracy(y_true: object, y_pred: object) -> float:
     1/2 each, so the score is the mean of (same-class pairs put in one cluster) and
     (different-class pairs put in different clusters); chance level is 0.5.
     """
-    t = np.asarray(y_true)
+    t = _true_labels(y_true)
     p = check_labels(y_pred, t.shape[0], "y_pred", min_classes=1)
     _, ti = np.unique(t, return_inverse=True)
     _, pi = np.unique(p, return_inverse=True)
@@ -90,3 +86,15 @@ def balanced_pair_accuracy(y_true: object, y_pred: object) -> float:
     if same == 0.0 or same == total:
         raise ValueError("y_true needs at least two classes and one class with two samples.")
     return 0.5 * same_together / same + 0.5 * (1.0 - (together - same_together) / (total - same))
+
+
+def _true_labels(y_true: object) -> np.ndarray:
+    if y_true is None or np.ndim(y_true) != 1 or np.size(y_true) == 0:
+        raise ValueError(f"y_true must be a non-empty 1-D array of labels; got {y_true!r:.60}.")
+    return check_labels(y_true, np.size(y_true), "y_true", min_classes=1)
+
+
+def _as_list(values: object, name: str) -> object:
+    if values is None or isinstance(values, (str, bytes, dict)) or np.ndim(values) != 1:
+        raise TypeError(f"{name} must be a 1-D sequence of feature indices; got {values!r:.60}.")
+    return values

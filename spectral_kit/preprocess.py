@@ -9,14 +9,45 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_array
+from .validation import check_array, max_abs, unscale
 
-__all__ = ["preprocess_rows", "row_norms"]
+__all__ = ["preprocess_rows", "row_norms", "row_variances", "scaled_row_variances"]
 
 
 def row_norms(M: np.ndarray) -> np.ndarray:
-    """Euclidean norm of every row of ``M`` (computed without forming ``M**2``)."""
-    return np.sqrt(np.einsum("ij,ij->i", M, M))
+    """Euclidean norm of every row of ``M``, safe from over- and underflow.
+
+    Each row is divided by its largest |entry| before squaring (as LAPACK's ``dnrm2`` does),
+    so rows of entries near 1e±300 get their true norm rather than inf or 0. A norm that is
+    itself beyond the float range comes back as inf.
+    """
+    M = check_array(M, "M", min_cols=0)
+    scale = max_abs(M, axis=1) if M.shape[1] else np.zeros(M.shape[0])
+    safe = np.where(scale > 0, scale, 1.0)
+    with np.errstate(over="ignore"):
+        if np.all((safe > 1e-140) & (safe < 1e140)):  # squares cannot over- or underflow
+            return np.sqrt(np.einsum("ij,ij->i", M, M))
+        R = M / safe[:, None]
+        return safe * np.sqrt(np.einsum("ij,ij->i", R, R))
+
+
+def scaled_row_variances(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Variance of every row as ``(v, e)`` with ``var(m_i) = v_i · 4^e_i``, free of over- and
+    underflow: each row is divided by a power of two near its max |entry| first.
+
+    Ratios of variances (``ldexp(v_a / v_b, 2 (e_a − e_b))``) stay exact where the variances
+    themselves would leave float64's range.
+    """
+    M = check_array(M, "M")
+    scale = max_abs(M, axis=1)
+    e = np.frexp(np.where(scale > 0, scale, 1.0))[1]
+    return np.ldexp(M, -e[:, None]).var(axis=1), e
+
+
+def row_variances(M: np.ndarray, what: str = "the variances of M's rows") -> np.ndarray:
+    """Variance of every row, computed scale-safely; ValueError when one leaves float64."""
+    v, e = scaled_row_variances(M)
+    return unscale(v, 2 * e, what)
 
 
 def preprocess_rows(
@@ -28,6 +59,11 @@ def preprocess_rows(
     min_samples: int = 2,
 ) -> np.ndarray:
     """Centre each feature row at zero and scale it to unit L2 norm.
+
+    Both steps are invariant to the scale of a row, and they are computed so: each row is
+    first divided by its largest |entry| (a power of two near it, which is exact), so rows
+    with entries anywhere in float64's range (1e−300 … 1e308) give the same result as the
+    same rows at scale 1.
 
     Parameters
     ----------
@@ -57,21 +93,29 @@ def preprocess_rows(
         M, name, min_rows=1, min_cols=min_samples, rows_label="features (rows)",
         cols_label="samples (columns)",
     )
+    # Always C order (rows contiguous): the algorithms work row-wise, and the same data then
+    # give the same bits whether they arrive as M or as a transposed X.
+    if not normalize:
+        return np.subtract(M, M.mean(axis=1, keepdims=True), order="C") if center else \
+            M.copy(order="C")
+    # Rescale each row by a power of two near its max |entry| (exact), so that neither the
+    # mean nor the squares of the norm over- or underflow; the result does not depend on it.
+    scale = max_abs(M, axis=1)
+    exponents = np.frexp(np.where(scale > 0, scale, 1.0))[1]
     # One copy of M is the whole memory cost of preprocessing; the rest happens in place.
-    out = M - M.mean(axis=1, keepdims=True) if center else M.copy()
-    if normalize:
-        norms = row_norms(out)
-        # max |m_ij| per row without an |M| temporary of the size of M
-        scale = np.maximum(M.max(axis=1), -M.min(axis=1))
-        bad = np.flatnonzero(norms <= 1e-12 * np.maximum(scale, np.finfo(float).tiny))
-        if bad.size:
-            listed = ", ".join(str(i) for i in bad[:10]) + (" ..." if bad.size > 10 else "")
-            what = "constant" if center else "all-zero"
-            raise ValueError(
-                f"{name} has {bad.size} {what} feature row(s) (row index {listed}): their norm "
-                f"is zero{' after centring' if center else ''}, so they cannot be scaled to unit "
-                "norm. Remove them first (for example with "
-                "sklearn.feature_selection.VarianceThreshold on X = M.T)."
-            )
-        out /= norms[:, None]
+    out = np.ldexp(M, -exponents[:, None], order="C")
+    if center:
+        out -= out.mean(axis=1, keepdims=True)
+    norms = np.sqrt(np.einsum("ij,ij->i", out, out))
+    bad = np.flatnonzero((scale == 0) | (norms <= 1e-12))
+    if bad.size:
+        listed = ", ".join(str(i) for i in bad[:10]) + (" ..." if bad.size > 10 else "")
+        what = "constant" if center else "all-zero"
+        raise ValueError(
+            f"{name} has {bad.size} {what} feature row(s) (row index {listed}): their norm "
+            f"is zero{' after centring' if center else ''}, so they cannot be scaled to unit "
+            "norm. Remove them first (for example with "
+            "sklearn.feature_selection.VarianceThreshold on X = M.T)."
+        )
+    out /= norms[:, None]
     return out

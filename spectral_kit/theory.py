@@ -25,6 +25,8 @@ from .validation import (
     check_array,
     check_finite_scalar,
     check_int,
+    check_mask,
+    check_memory,
     check_probability,
 )
 
@@ -62,9 +64,17 @@ def narayana_moment(k: int, ratio: float) -> float:
     ratio : float
         c = n / q > 0.
     """
-    k = check_int(k, "k", low=1)
+    k = check_int(k, "k", low=1, high=1000,
+                  hint="Moments beyond the 1000th overflow float64 for any ratio ≥ 1.")
     c = check_finite_scalar(ratio, "ratio", low=0.0, low_inclusive=False)
-    return float(sum(c**j / (j + 1) * comb(k, j) * comb(k - 1, j) for j in range(k)))
+    try:
+        value = float(sum(c**j / (j + 1) * comb(k, j) * comb(k - 1, j) for j in range(k)))
+    except OverflowError:
+        value = float("inf")
+    if not np.isfinite(value):
+        raise ValueError(f"the moment m_k for k={k} and ratio={c:g} overflows float64; use a "
+                         "smaller k or ratio.")
+    return value
 
 
 def wishart_second_moment(n: int, q: int) -> float:
@@ -374,12 +384,17 @@ def positivity_probability(
         sigma, "sigma", low=0.0, low_inclusive=False,
         hint="σ must be positive; with σ = 0 the matrix is μJ and its eigenvector is constant.",
     )
-    trials = check_int(trials, "trials", low=1)
+    trials = check_int(trials, "trials", low=1, high=10**7,
+                       hint="Ten million trials already give probabilities to ±0.0003.")
+    check_memory(3 * 8.0 * float(sizes.max()) ** 2, f"the n × n matrices for n = {sizes.max()}",
+                 hint="Simulate smaller n (positivity_prediction needs no simulation).")
     if not isinstance(random_state, (int, np.integer)) or isinstance(random_state, bool):
         raise TypeError(
             f"random_state must be an int seed here (the cache is keyed by it); got "
             f"{random_state!r}."
         )
+    if random_state < 0 or random_state >= 2**63:
+        raise ValueError(f"random_state must be a seed in [0, 2^63); got {random_state}.")
     confidence = check_probability(confidence, "confidence")
     sampler = _sampler(int(random_state))
     ratio = mu / sigma
@@ -414,7 +429,14 @@ def positivity_prediction(n: int | object, mu: float, sigma: float) -> np.ndarra
 def smallest_n_above(level: float, n: np.ndarray, values: np.ndarray) -> int | None:
     """Smallest n from which every value (an estimate or a confidence bound) stays above
     ``level``, or None when the last one does not."""
-    ok = np.asarray(values) > level
+    level = check_finite_scalar(level, "level")
+    vals = check_array(values, "values", ndim=1)
+    sizes = np.asarray(n) if not isinstance(n, (str, bytes, dict)) else np.asarray([])
+    if sizes.ndim != 1 or sizes.dtype.kind not in "iuf" or sizes.shape != vals.shape:
+        raise ValueError(f"n must be a 1-D array of sizes of the length of values "
+                         f"({vals.size}); got {n!r:.60}.")
+    n = sizes
+    ok = vals > level
     if not ok[-1]:
         return None
     bad = np.flatnonzero(~ok)
@@ -463,6 +485,7 @@ def triple_product_minimizer(q: int = 3) -> tuple[np.ndarray, np.ndarray, np.nda
     in a plane with aᵀc = cos 120°.
     """
     q = check_int(q, "q", low=2)
+    check_memory(3 * 8.0 * q, f"three vectors in R^q for q = {q}")
     angle = np.pi / 3
     a = np.zeros(q)
     b = np.zeros(q)
@@ -494,6 +517,9 @@ def triple_product_monte_carlo(
     samples = check_int(samples, "samples", low=2)
     rng = as_generator(random_state)
     q = a.size
+    check_memory(3 * 8.0 * samples * q * k,
+                 f"samples={samples} random {q} × {k} orthonormal bases",
+                 hint="Use fewer samples.")
     Z = rng.standard_normal((samples, q, k))
     C, R = np.linalg.qr(Z)
     C = C * np.sign(np.diagonal(R, axis1=1, axis2=2))[:, None, :]  # Haar measure
@@ -553,13 +579,15 @@ def lemma13_bound(M: object, relevant: object, result: object) -> SparsityBound:
     SparsityBound
     """
     Mp = preprocess_rows(M)
-    mask = np.asarray(relevant, dtype=bool)
-    if mask.shape != (Mp.shape[0],):
-        raise ValueError(
-            f"relevant must be a boolean mask of length {Mp.shape[0]}; got shape {mask.shape}."
-        )
-    alpha = np.asarray(result.alpha)
-    Q = np.asarray(result.Q)
+    mask = check_mask(relevant, "relevant", Mp.shape[0])
+    if not (hasattr(result, "alpha") and hasattr(result, "Q")):
+        raise TypeError(f"result must be the QAlphaResult of q_alpha on M; got "
+                        f"{type(result).__name__}.")
+    alpha = check_array(result.alpha, "result.alpha", ndim=1)
+    Q = check_array(result.Q, "result.Q")
+    if alpha.shape != (Mp.shape[0],) or Q.shape[0] != Mp.shape[1]:
+        raise ValueError(f"result does not belong to M: α has {alpha.size} entries and Q "
+                         f"{Q.shape[0]} rows for M of shape {Mp.shape}.")
     M2 = Mp[~mask]
     # Σγ² = ‖M₂M₂ᵀ‖_F² = ‖M₂ᵀM₂‖_F²: a q × q product instead of n₂ × n₂.
     gamma_sq = float(np.sum((M2.T @ M2) ** 2))

@@ -141,7 +141,8 @@ def topographic_map(
         ``alpha`` (rounds × n), ``relevance`` (rounds × n), ``coordinates`` (n × rounds),
         the frames and per-round results.
     """
-    rounds = check_int(rounds, "rounds", low=1)
+    rounds = check_int(rounds, "rounds", low=1, high=100,
+                       hint="Each round finds one more solution; the paper draws two.")
     lam = check_finite_scalar(
         lam, "lam", low=0.0, low_inclusive=False,
         hint="Round 1 has D = 0, so D + λI needs λ > 0.",

@@ -10,25 +10,42 @@ caller asks for a copy or a conversion is unavoidable.
 from __future__ import annotations
 
 import numbers
+import os
+import re
+import warnings
 from collections.abc import Iterable, Sequence, Sized
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "MEMORY_LIMIT",
     "as_generator",
     "check_array",
     "check_choice",
+    "check_data_size",
     "check_finite_scalar",
     "check_indices",
     "check_int",
     "check_labels",
+    "check_mask",
+    "check_memory",
     "check_nonconstant_rows",
     "check_probability",
     "check_same_length",
     "check_square",
     "check_symmetric",
+    "max_abs",
+    "scale_exponent",
+    "unscale",
+    "validate_data_named",
 ]
+
+#: Largest temporary array (bytes) an algorithm may allocate before refusing with a message
+#: that says how much it would need. ``SPECTRAL_KIT_MEMORY_LIMIT`` (bytes) overrides it.
+MEMORY_LIMIT = 4 * 2**30
+
+_ComplexWarning = getattr(np, "exceptions", np).ComplexWarning  # numpy < 1.25: np.ComplexWarning
 
 
 def _describe(value: Any) -> str:
@@ -79,11 +96,29 @@ def check_array(
         raise TypeError(
             f"{name} is a sparse matrix; pass a dense array (for example {name}.toarray())."
         )
-    try:
-        arr = np.array(value, dtype=np.float64, copy=True) if copy else np.asarray(
-            value, dtype=np.float64
+    if np.iscomplexobj(value) or (
+        isinstance(value, np.ndarray) and value.dtype.kind == "O"
+        and any(isinstance(v, complex) for v in value.flat)
+    ):
+        raise TypeError(
+            f"{name} is complex; the kit works with real data. Pass {name}.real (or "
+            f"np.abs({name})) if that is what you mean."
         )
-    except (TypeError, ValueError) as exc:
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be a numeric array; got a string {_describe(value)}.")
+    try:
+        with warnings.catch_warnings():
+            # a complex number inside a list or object array: refuse rather than drop .imag
+            warnings.simplefilter("error", _ComplexWarning)
+            arr = np.array(value, dtype=np.float64, copy=True) if copy else np.asarray(
+                value, dtype=np.float64
+            )
+    except _ComplexWarning:
+        raise TypeError(
+            f"{name} holds complex numbers; the kit works with real data. Pass the real part "
+            "if that is what you mean."
+        ) from None
+    except (TypeError, ValueError, OverflowError) as exc:
         raise TypeError(
             f"{name} must be a numeric array; got {_describe(value)} ({exc})."
         ) from None
@@ -214,14 +249,39 @@ def check_labels(y: Any, n_samples: int, name: str = "y", *, min_classes: int = 
             f"{name} has {arr.shape[0]} labels but the data have {n_samples} samples; "
             "give exactly one label per sample."
         )
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name} must hold class labels; got complex values.")
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinite labels.")
+    if arr.dtype.kind == "f" and np.any(arr != np.round(arr)):
+        # A measurement, not a class: every distinct value would become its own class.
+        raise ValueError(
+            f"{name} looks continuous ({np.unique(arr).size} distinct values, not all whole "
+            f"numbers); {name} must hold class labels (integers or strings). To use a "
+            f"continuous target, bin it first (for example np.digitize({name}, bins))."
+        )
     n_classes = np.unique(arr).size
     if n_classes < min_classes:
         raise ValueError(
             f"{name} must contain at least {min_classes} classes; got {n_classes}."
         )
     return arr
+
+
+def check_mask(value: Any, name: str, size: int | None = None) -> np.ndarray:
+    """Return a 1-D boolean mask (True/False or 0/1 entries), of length ``size`` if given."""
+    if value is None or isinstance(value, (str, bytes, dict)):
+        raise TypeError(f"{name} must be a boolean mask; got {_describe(value)}.")
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be a boolean mask; got dtype {arr.dtype}.")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D boolean mask; got shape {arr.shape}.")
+    if size is not None and arr.shape[0] != size:
+        raise ValueError(f"{name} must be a boolean mask of length {size}; got {arr.shape[0]}.")
+    if arr.dtype.kind != "b" and not np.isin(arr, (0, 1)).all():
+        raise ValueError(f"{name} must be a boolean mask (True/False or 0/1 entries).")
+    return arr.astype(bool)
 
 
 def check_same_length(name_a: str, a: Sized, name_b: str, b: Sized) -> None:
@@ -287,3 +347,100 @@ def check_indices(values: Iterable[Any], name: str, *, size: int) -> np.ndarray:
     if uniq.size != arr.size:
         raise ValueError(f"{name} contains repeated indices; each index may appear once.")
     return uniq
+
+
+def check_memory(n_bytes: float, what: str, *, hint: str = "") -> None:
+    """Refuse to allocate ``n_bytes`` for ``what`` when it exceeds :data:`MEMORY_LIMIT`.
+
+    The message says how much would be needed, so that a student meets a clear ValueError
+    instead of a ``MemoryError`` (or a machine that swaps for minutes).
+    """
+    limit = float(os.environ.get("SPECTRAL_KIT_MEMORY_LIMIT", MEMORY_LIMIT))
+    if n_bytes > limit:
+        raise ValueError(
+            f"{what} would need {_bytes(n_bytes)}, more than the kit's limit of "
+            f"{_bytes(limit)} (SPECTRAL_KIT_MEMORY_LIMIT)." + (f" {hint}" if hint else "")
+        )
+
+
+def check_data_size(n_rows: float, n_cols: float, names: str) -> None:
+    """Refuse a generated data set whose matrix (about three copies while it is built)
+    exceeds :data:`MEMORY_LIMIT`; ``names`` says which arguments set its size."""
+    check_memory(3 * 8.0 * float(n_rows) * float(n_cols),
+                 f"a {n_rows} × {n_cols} data matrix ({names})",
+                 hint="Ask for a smaller data set.")
+
+
+def _bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return f"{n:.1f} TiB"  # pragma: no cover
+
+
+def max_abs(A: np.ndarray, axis: int | None = None) -> np.ndarray | float:
+    """Largest |entry| (along ``axis``) without an ``|A|`` temporary of the size of A."""
+    if A.size == 0:
+        return 0.0 if axis is None else np.zeros(A.shape[1 - axis] if A.ndim == 2 else 0)
+    return np.maximum(A.max(axis=axis), -A.min(axis=axis))
+
+
+def scale_exponent(A: np.ndarray) -> int:
+    """The power-of-two exponent ``e`` with ``max |A| · 2^−e`` in [0.5, 1) (0 for A = 0).
+
+    Dividing by ``2^e`` is exact in floating point, so a scale-invariant algorithm run on
+    ``A · 2^−e`` gives the same result as on A, without A's squares over- or underflowing.
+    """
+    peak = float(max_abs(A))
+    return int(np.frexp(peak)[1]) if peak > 0 else 0
+
+
+def unscale(values: Any, exponent: Any, what: str, *, hint: str = "") -> Any:
+    """``values · 2^exponent`` (exact), refusing a result beyond float64's range.
+
+    The companion of :func:`scale_exponent`: an algorithm computes on data divided by a power
+    of two, then returns quantities of the data's own scale (a covariance: twice the
+    exponent). ``exponent`` may be one per entry. Where the result leaves the range of
+    float64 -- an entry becomes inf, or the largest entries become subnormal (0 included) --
+    a clear ValueError says so rather than an inf, a 0 or a silently imprecise number.
+    """
+    if not np.any(exponent):
+        return values
+    arr = np.asarray(values, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        out = np.ldexp(arr, exponent)
+        log_size = np.log10(np.abs(arr)) + np.asarray(exponent) * np.log10(2.0)
+    tiny = np.finfo(float).tiny
+    overflow = not np.isfinite(out).all()
+    if np.ndim(exponent):
+        underflow = bool(np.any((arr != 0) & (np.abs(out) < tiny)))
+    else:
+        underflow = bool(max_abs(arr) > 0 and max_abs(out) < tiny)
+    if overflow or underflow:
+        finite = log_size[np.isfinite(log_size)]
+        magnitude = (finite.max() if overflow else finite.min()) if finite.size else 0.0
+        raise ValueError(
+            f"{what} {'overflows' if overflow else 'underflows'} float64 at the scale of the "
+            f"data (a value of about 1e{magnitude:.0f}); multiply the data by a constant "
+            "first (for example divide by its largest |entry|)." + (f" {hint}" if hint else "")
+        )
+    return out if np.ndim(out) else float(out)
+
+
+def validate_data_named(estimator: Any, X: Any, y: Any = "no_validation", **kwargs: Any) -> Any:
+    """scikit-learn's ``validate_data``, with every error naming the data it refused.
+
+    Its messages (e.g. "could not convert string to float") keep their text, so scikit-learn's
+    own estimator checks still recognise them; a prefix says it was X (or y) that failed.
+    """
+    from sklearn.utils.validation import validate_data
+
+    try:
+        return validate_data(estimator, X, y, **kwargs)
+    except (ValueError, TypeError) as exc:
+        message = str(exc)
+        if re.search(r"(?<![\w])(X|y)(?![\w])", message):
+            raise
+        which = "X" if isinstance(y, str) and y == "no_validation" else "X or y"
+        raise type(exc)(f"{which} cannot be used: {message}") from exc

@@ -112,3 +112,33 @@ def test_local_copy_with_wrong_hash_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("SPECTRAL_KIT_DATA", str(tmp_path))
     with pytest.raises(OSError, match="does not match the published sha256"):
         fetch_file(DataFile("toy", "toy.data", "0" * 64, ()))
+
+
+def test_a_corrupted_cached_copy_is_reported_replaced_and_leaves_no_temp_files(
+        tmp_path, monkeypatch):
+    payload = b"4,5,6\n"
+    (tmp_path / "www").mkdir()
+    (tmp_path / "www" / "good.data").write_bytes(payload)
+    cache = tmp_path / "cache"
+    (cache / "toy").mkdir(parents=True)
+    (cache / "toy" / "toy.data").write_bytes(payload[:3])  # a truncated earlier download
+    monkeypatch.setenv("SPECTRAL_KIT_CACHE", str(cache))
+    monkeypatch.delenv("SPECTRAL_KIT_DATA", raising=False)
+    spec_off = DataFile("toy", "toy.data", hashlib.sha256(payload).hexdigest(), ())
+    with pytest.warns(UserWarning, match="did not match the published sha256"), \
+            pytest.raises(OSError, match="was removed"):
+        fetch_file(spec_off)
+    (cache / "toy" / "toy.data").write_bytes(payload[:3])
+    server = _serve(tmp_path / "www")
+    try:
+        base = f"http://127.0.0.1:{server.server_port}"
+        spec = DataFile("toy", "toy.data", hashlib.sha256(payload).hexdigest(),
+                        (f"{base}/missing.data", "http://127.0.0.1:9/refused",
+                         f"{base}/good.data"))
+        with pytest.warns(UserWarning, match="fetching it again"):
+            assert fetch_file(spec).read_bytes() == payload
+    finally:
+        server.shutdown()
+        server.server_close()
+    # failed and refused downloads leave nothing behind
+    assert sorted(p.name for p in (cache / "toy").iterdir()) == ["toy.data"]

@@ -496,3 +496,55 @@ def test_inputs_are_never_modified():
     for a, c in zip((A, B, d, Bs), copies):
         np.testing.assert_array_equal(a, c)
     np.testing.assert_array_equal(X, Xc)
+
+
+# --- regularization="auto" at the extremes -------------------------------------------------
+
+
+def _with_condition(n, condition, seed):
+    Q, _ = np.linalg.qr(np.random.default_rng(seed).standard_normal((n, n)))
+    B = (Q * np.logspace(0, -np.log10(condition), n)) @ Q.T
+    return 0.5 * (B + B.T)
+
+
+@pytest.mark.parametrize("condition", [1e8, 1e13, 1e15, 1e16, 1e18, 1e40, 1e300])
+@pytest.mark.parametrize("scale", [1e-150, 1.0, 1e150])
+def test_auto_regularization_passes_the_kits_own_check_at_any_condition(condition, scale):
+    from spectral_kit.sparse_lda.pair import _is_numerically_pd
+
+    n = 7
+    B = _with_condition(n, condition, int(np.log10(condition))) * scale
+    pair = sl.check_pair(np.eye(n) * scale, B, "auto")
+    assert _is_numerically_pd(pair.B)[0]
+    # generalized_spectrum accepts the regularized B without regularizing again
+    assert np.all(np.isfinite(sl.generalized_spectrum(np.eye(n), pair.B)))
+    # ε is proportionate to B: never above the paper's 10⁻³ × its largest eigenvalue, and it
+    # scales with B
+    assert pair.epsilon <= 1e-3 * float(np.linalg.eigvalsh(B).max()) * (1 + 1e-9)
+    unit = sl.check_pair(np.eye(n), B / scale, "auto").epsilon
+    assert pair.epsilon == pytest.approx(unit * scale, rel=1e-2)
+
+
+@pytest.mark.parametrize("tiny_std", [0.0, 1e-7, 1e-9, 1e-12])
+def test_auto_regularization_with_zero_variance_features(tiny_std):
+    from spectral_kit.sparse_lda.pair import _is_numerically_pd
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((40, 6))
+    X[:, 2] = 3.0 + tiny_std * rng.standard_normal(40)  # (nearly) constant feature
+    X[:, 4] = 0.0  # a feature that is zero everywhere
+    y = np.repeat([0, 1], 20)
+    sc = sl.scatter_matrices(X, y)
+    pair = sl.check_pair(sc.A, sc.B, "auto")
+    assert pair.epsilon > 0 and _is_numerically_pd(pair.B)[0]
+    path = sl.greedy_forward(sc.A, sc.B, regularization="auto")
+    assert np.all(np.isfinite(path.values))
+
+
+def test_the_error_never_tells_a_user_of_auto_to_pass_auto():
+    B = np.diag([1.0, 1e-20, 0.0])
+    with pytest.raises(ValueError, match="pass regularization='auto'"):
+        sl.check_pair(np.eye(3), B)
+    with pytest.raises(ValueError, match="ε=1e-30 is too small"):
+        sl.check_pair(np.eye(3), B, 1e-30)
+    sl.check_pair(np.eye(3), B, "auto")  # and "auto" itself succeeds

@@ -18,11 +18,13 @@ UCI data are CC BY 4.0; cite the UCI repository and the donors (see each loader)
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import tempfile
 import urllib.request
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -198,27 +200,40 @@ def fetch_file(spec: DataFile, *, download: bool = True) -> Path:
                 )
             return local
     cached = data_home() / spec.folder / spec.name
-    if cached.is_file() and _sha256(cached) == spec.sha256:
-        return cached
+    corrupted = ""
+    if cached.is_file():
+        if _sha256(cached) == spec.sha256:
+            return cached
+        # A cached copy is ours to replace; say so rather than pass over it in silence.
+        corrupted = (f"the cached copy {cached} did not match the published sha256 (a "
+                     "truncated or altered download) and was removed")
+        cached.unlink()
+        warnings.warn(f"{spec.name}: {corrupted}; fetching it again.", stacklevel=2)
     if not download:
-        raise OSError(f"{spec.name} is not available locally and download=False.")
+        raise OSError(f"{spec.name} is not available locally and download=False"
+                      + (f" ({corrupted})" if corrupted else "") + ".")
     cached.parent.mkdir(parents=True, exist_ok=True)
-    errors = []
+    errors = [corrupted] if corrupted else []
     for url in spec.urls:
+        tmp = None
         try:
-            with (
-                tempfile.NamedTemporaryFile(dir=cached.parent, delete=False) as tmp,
-                urllib.request.urlopen(url, timeout=60) as response,
-            ):
-                shutil.copyfileobj(response, tmp)
-            if _sha256(Path(tmp.name)) != spec.sha256:
+            with urllib.request.urlopen(url, timeout=60) as response:
+                fd, tmp = tempfile.mkstemp(dir=cached.parent, prefix=f".{spec.name}.",
+                                           suffix=".part")
+                with os.fdopen(fd, "wb") as handle:
+                    shutil.copyfileobj(response, handle)
+            if _sha256(Path(tmp)) != spec.sha256:
                 errors.append(f"{url}: sha256 mismatch")
-                os.unlink(tmp.name)
                 continue
-            os.replace(tmp.name, cached)
+            os.replace(tmp, cached)
+            tmp = None
             return cached
         except OSError as exc:  # network errors are OSError subclasses
             errors.append(f"{url}: {exc}")
+        finally:  # never leave a partial or rejected download behind
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
     raise OSError(
         f"could not obtain {spec.name} ({'; '.join(errors)}). Set SPECTRAL_KIT_DATA to a "
         f"directory holding {spec.folder}/{spec.name}, or connect to the internet."

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import as_generator, check_finite_scalar, check_int
+from ..validation import as_generator, check_data_size, check_finite_scalar, check_int
 from .synthetic import SyntheticData, permute_columns
 
 __all__ = [
@@ -93,6 +93,8 @@ def make_hidden_sessions(
     n_relevant = check_int(n_relevant, "n_relevant", low=1)
     n_irrelevant = check_int(n_irrelevant, "n_irrelevant", low=0)
     session_length = check_int(session_length, "session_length", low=1)
+    check_data_size(n_clusters * per_cluster, n_relevant + n_irrelevant,
+                    "n_clusters · per_cluster × n_relevant + n_irrelevant")
     rng = as_generator(random_state)
     y = np.repeat(np.arange(n_clusters), per_cluster)
     parts = []
@@ -198,6 +200,8 @@ def make_two_structures(
     target_clusters = check_int(target_clusters, "target_clusters", low=2)
     nuisance_clusters = check_int(nuisance_clusters, "nuisance_clusters", low=2)
     spread = check_finite_scalar(spread, "spread", low=0.0, low_inclusive=False)
+    check_data_size(n_samples + n_side, n_target + n_nuisance + n_irrelevant,
+                    "n_samples + n_side × n_target + n_nuisance + n_irrelevant")
     rng = as_generator(random_state)
 
     y_target = np.arange(n_samples) % target_clusters
@@ -312,6 +316,7 @@ def make_topographic(
     second_scale = check_finite_scalar(
         second_scale, "second_scale", low=0.0, low_inclusive=False
     )
+    check_data_size(n_samples, 6 + n_irrelevant, "n_samples × n_irrelevant")
     rng = as_generator(random_state)
     y_first = np.arange(n_samples) % n_clusters
     y_second = rng.permutation(y_first)

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..validation import as_generator, check_finite_scalar, check_int
+from ..validation import as_generator, check_array, check_data_size, check_finite_scalar, check_int
 
 __all__ = [
     "SyntheticData",
@@ -41,6 +41,9 @@ def permute_columns(Z: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Permute every column of Z independently: keeps each feature's marginal distribution
     and destroys its relation to the samples' structure (how the papers make irrelevant
     features indistinguishable from relevant ones one at a time)."""
+    Z = check_array(Z, "Z", min_rows=0, min_cols=0)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator; got {type(rng).__name__}.")
     idx = np.argsort(rng.random(Z.shape), axis=0)
     return np.take_along_axis(Z, idx, axis=0)
 
@@ -58,6 +61,7 @@ def make_weston_linear(
     """
     n_samples = check_int(n_samples, "n_samples", low=2)
     noise_std = np.sqrt(check_finite_scalar(noise_var, "noise_var", low=0.0, low_inclusive=False))
+    check_data_size(n_samples, 202, "n_samples")
     rng = as_generator(random_state)
     y = rng.choice(np.array([-1, 1]), size=n_samples)
     first = rng.random(n_samples) < 0.7
@@ -86,6 +90,7 @@ def make_weston_nonlinear(
     """
     n_samples = check_int(n_samples, "n_samples", low=2)
     noise_std = np.sqrt(check_finite_scalar(noise_var, "noise_var", low=0.0, low_inclusive=False))
+    check_data_size(n_samples, 202, "n_samples")
     rng = as_generator(random_state)
     y = rng.choice(np.array([-1, 1]), size=n_samples)
     which = rng.random(n_samples) < 0.5
@@ -142,6 +147,8 @@ def make_multiclass_clusters(
     n_points = check_int(n_points, "n_points", low=2)
     n_relevant = check_int(n_relevant, "n_relevant", low=1)
     n_irrelevant = check_int(n_irrelevant, "n_irrelevant", low=0)
+    check_data_size(n_clusters * n_points, n_relevant + n_irrelevant,
+                    "n_clusters · n_points × n_relevant + n_irrelevant")
     spread = check_finite_scalar(spread, "spread", low=0.0)
     rng = as_generator(random_state)
     per_cluster = math.ceil(n_points / n_clusters)
@@ -181,6 +188,7 @@ def make_ben_dor(
     e = check_finite_scalar(e, "e", low=0.0, high=1.0)
     d = check_finite_scalar(d, "d", low=0.0)
     s = check_finite_scalar(s, "s", low=0.0, low_inclusive=False)
+    check_data_size(a + b, m, "a + b samples × m features")
     rng = as_generator(random_state)
     n_irrelevant = round(e * m)
     n_relevant = m - n_irrelevant

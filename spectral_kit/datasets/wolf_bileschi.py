@@ -19,7 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import as_generator, check_array, check_finite_scalar, check_int
+from ..validation import (
+    as_generator,
+    check_array,
+    check_data_size,
+    check_finite_scalar,
+    check_int,
+)
 from .synthetic import SyntheticData, permute_columns
 
 __all__ = [
@@ -80,7 +86,10 @@ def make_permuted_gaussians(
     n_irrelevant = check_int(n_irrelevant, "n_irrelevant", low=0)
     if n_relevant + n_irrelevant == 0:
         raise ValueError("n_relevant + n_irrelevant must be at least 1; got 0 features.")
-    sigma = check_finite_scalar(sigma, "sigma", low=0.0)
+    sigma = check_finite_scalar(sigma, "sigma", low=0.0, high=1e150,
+                                hint="σ² must stay within float64's range.")
+    check_data_size(n_clusters * n_per_cluster, n_relevant + n_irrelevant,
+                    "n_clusters · n_per_cluster × n_relevant + n_irrelevant")
     rng = as_generator(random_state)
     n = n_relevant + n_irrelevant
     y = np.repeat(np.arange(n_clusters), n_per_cluster)
@@ -142,6 +151,7 @@ def make_wolf_bileschi_ideal(
     q = check_int(n_samples, "n_samples", low=2)
     if n1 + n2 == 0:
         raise ValueError("n_relevant + n_irrelevant must be at least 1; got 0 features.")
+    check_data_size(q, n1 + n2, "n_samples × n_relevant + n_irrelevant")
     rng = as_generator(random_state)
     y = (np.arange(q) >= q // 2).astype(int)
     signs = np.where(y == 0, 1.0, -1.0)
@@ -235,6 +245,8 @@ def haar_filters(
     -------
     HaarFilters
     """
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"shape must be a pair (height, width); got {shape!r:.60}.")
     if len(shape) != 2:
         raise ValueError(f"shape must be (height, width); got {shape!r}.")
     height = check_int(shape[0], "shape[0]", low=2)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..qalpha import q_alpha
 from ..qalpha.side import q_alpha_side
+from ..validation import validate_data_named
 from .qalpha import n_to_select
 
 __all__ = ["QAlphaSideSelector"]
@@ -97,7 +98,7 @@ class QAlphaSideSelector(SelectorMixin, BaseEstimator):
             Side data over the same features, at least two samples: samples that show only
             the structure to suppress.
         """
-        X = validate_data(self, X, ensure_min_samples=2, dtype=np.float64)
+        X = validate_data_named(self, X, ensure_min_samples=2, dtype=np.float64)
         n_select = n_to_select(self.n_features_to_select, X.shape[1])
         k = min(self.k, X.shape[0] - 1)
         common = {

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..sparse_lda import (
     eslda,
@@ -21,7 +22,13 @@ from ..sparse_lda._numerics import subset_vector
 from ..sparse_lda.data import scatter_matrices
 from ..sparse_lda.lda import lda_coefficients
 from ..sparse_lda.pair import check_pair, resolve_epsilon
-from ..validation import check_choice
+from ..validation import (
+    check_choice,
+    check_finite_scalar,
+    scale_exponent,
+    unscale,
+    validate_data_named,
+)
 from .qalpha import n_to_select
 
 __all__ = ["METHODS", "SparseLDA"]
@@ -100,7 +107,7 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
 
     def fit(self, X: object, y: object) -> SparseLDA:
         """Select k features of ``X`` (samples × features) and fit LDA on them."""
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        X, y = validate_data_named(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         method = check_choice(self.method, "method", METHODS)
         classes = np.unique(y)
@@ -113,9 +120,16 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
         if not isinstance(self.n_features_to_select, numbers.Integral):
             # A fraction never keeps fewer features than LDA has discriminant directions.
             k = max(k, min(n, classes.size - 1))
-        sc = scatter_matrices(X, y)
+        # The selection does not depend on the units of X: it runs on X / 2^e (exact), with
+        # A and B of unit scale, and ε and the coefficients are scaled back.
+        e = scale_exponent(X)
+        regularization = self.regularization
+        if isinstance(regularization, numbers.Real) and not isinstance(regularization, bool):
+            regularization = float(np.ldexp(check_finite_scalar(
+                regularization, "regularization", low=0.0), -2 * e))
+        sc = scatter_matrices(np.ldexp(X, -e), y)
         A = sc.d if sc.d is not None else sc.A
-        eps = resolve_epsilon(self.regularization, sc.B, sc.A)
+        eps = resolve_epsilon(regularization, sc.B, sc.A)
         self.path_, self.optimal_ = None, None
         if method == "gslda":
             self.path_ = gslda(A, sc.B, regularization=eps)
@@ -134,8 +148,12 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
         pair = check_pair(A, sc.B, eps)
         self.value_, self.discriminant_ = subset_vector(pair, support)
         self.classes_ = sc.classes
-        self.epsilon_ = eps
-        self.coef_, self.intercept_ = lda_coefficients(sc.means, sc.priors, sc.B, support, eps)
+        self.epsilon_ = float(unscale(eps, 2 * e, "ε"))
+        self.discriminant_ = unscale(self.discriminant_, -e, "the discriminant")
+        coef, self.intercept_ = lda_coefficients(sc.means, sc.priors, sc.B, support, eps)
+        self.coef_ = unscale(coef, -e, "the LDA coefficients")
+        if self.path_ is not None:
+            self.path_ = _with_epsilon(self.path_, self.epsilon_)
         mask = np.zeros(n, dtype=bool)
         mask[support] = True
         self.support_ = mask
@@ -144,7 +162,7 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
     def decision_function(self, X: object) -> np.ndarray:
         """LDA scores: 1-D for two classes (positive → ``classes_[1]``), else one per class."""
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data_named(self, X, dtype=np.float64, reset=False)
         scores = X @ self.coef_.T + self.intercept_
         return scores[:, 0] if self.classes_.size == 2 else scores
 
@@ -158,3 +176,10 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self, "support_")
         return self.support_
+
+
+def _with_epsilon(path, epsilon: float):
+    """The path with its ε in the units of X (it was computed on X / 2^e)."""
+    nested = {f: _with_epsilon(getattr(path, f), epsilon)
+              for f in ("forward", "backward") if hasattr(path, f)}
+    return dataclasses.replace(path, epsilon=epsilon, **nested)

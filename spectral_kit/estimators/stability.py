@@ -6,9 +6,10 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..stability import SbSResult, sbs, sparse_loadings, stable_principal_submatrix
+from ..validation import validate_data_named
 
 __all__ = ["StableSparsePCA"]
 
@@ -98,7 +99,7 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     def fit(self, X: object, y: object = None) -> StableSparsePCA:
         """Run SbS on ``X`` (samples × features); ``y`` is ignored."""
-        X = validate_data(self, X, ensure_min_samples=3, dtype=np.float64)
+        X = validate_data_named(self, X, ensure_min_samples=3, dtype=np.float64)
         result = sbs(
             X, self.variant, self.retain, criterion=self.criterion, confidence=self.confidence,
             method=self.method, n_resamples=self.n_resamples, random_state=self.random_state,
@@ -136,7 +137,7 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     def transform(self, X: object) -> np.ndarray:
         """Coordinates of ``X`` on the sparse loadings, shape (n_samples, n_components_)."""
         check_is_fitted(self, "components_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data_named(self, X, reset=False, dtype=np.float64)
         return ((X - self.mean_) / self.scale_) @ self.components_.T
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..preprocess import preprocess_rows, row_norms
-from ..validation import check_choice, check_int
+from ..validation import check_choice, check_int, validate_data_named
 from ..weighting import (
     Projection,
     parameter_free_weights,
@@ -60,7 +60,7 @@ class _ReweightedReduction(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     def transform(self, X: object) -> np.ndarray:
         """Project samples: ``((x − mean_) / scale_ · √α_ − center_) @ components_.T``."""
         check_is_fitted(self, "components_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data_named(self, X, reset=False, dtype=np.float64)
         Z = (X - self.mean_) / self.scale_ * self.weights_ - self.center_
         return Z @ self.components_.T
 
@@ -137,7 +137,7 @@ class WeightedPCA(_ReweightedReduction):
 
     def fit(self, X: object, y: object = None) -> WeightedPCA:
         """Weight the features of ``X`` (samples × features) and fit the PCA."""
-        X = validate_data(self, X, ensure_min_samples=2, dtype=np.float64)
+        X = validate_data_named(self, X, ensure_min_samples=2, dtype=np.float64)
         weighting = check_choice(self.weighting, "weighting", WEIGHTINGS)
         n_components = min(check_int(self.n_components, "n_components", low=1), *X.shape)
         M = self._normalise(X)
@@ -214,7 +214,7 @@ class WeightedFDA(_ReweightedReduction):
 
     def fit(self, X: object, y: object) -> WeightedFDA:
         """Weight the features of ``X`` (samples × features) with labels ``y``; fit the FDA."""
-        X, y = validate_data(self, X, y, ensure_min_samples=2, dtype=np.float64)
+        X, y = validate_data_named(self, X, y, ensure_min_samples=2, dtype=np.float64)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.size < 2:

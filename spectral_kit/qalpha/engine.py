@@ -14,15 +14,24 @@ previous one; the engine reuses it, so a Ritz iteration costs one α-step, like 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Protocol
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from ..linalg import fix_sign, leading_eigenvector
+from ..validation import check_memory, scale_exponent, unscale
 
-__all__ = ["AlphaSolver", "QAlphaResult", "alternate", "choose_solver", "extend_result"]
+__all__ = [
+    "AlphaSolver",
+    "QAlphaResult",
+    "alternate",
+    "choose_solver",
+    "extend_result",
+    "scale_back",
+    "scaled_down",
+]
 
 #: Largest number of features for which ``solver="auto"`` forms G explicitly.
 DENSE_MAX_FEATURES = 500
@@ -56,8 +65,13 @@ class QAlphaResult:
     Q : ndarray of shape (n_samples, k)
         Orthonormal basis of the leading eigenvectors of A_α (or the model's equivalent).
     objective : ndarray of shape (n_iter,)
-        ``trace(QᵀA_αᵀA_αQ)`` (or the chosen criterion) after every iteration; by Prop. 3 it
-        never decreases for the power-embedded and basic schemes.
+        ``trace(QᵀA_αᵀA_αQ)`` (or the chosen criterion) after every iteration. Prop. 3 makes
+        it non-decreasing for the power-embedded and basic schemes with the standard spectrum
+        and ``criterion="top"`` (up to the accuracy of the intermediate α-steps, which are
+        solved only as accurately as α still moves). No such guarantee holds for the
+        Laplacian spectrum on uncentred rows (``preprocess=False``), where the objective can
+        fall by most of its value between iterations, nor for ``criterion="gap"``, whose G
+        is indefinite.
     n_iter : int
         Number of iterations performed.
     converged : bool
@@ -108,10 +122,49 @@ def extend_result(result: QAlphaResult, cls: type, **extra: object) -> QAlphaRes
     return cls(**{f.name: getattr(result, f.name) for f in fields(QAlphaResult)}, **extra)
 
 
+#: Data whose largest |entry| lies within 2^±SAFE_EXPONENT are used as they are.
+SAFE_EXPONENT = 64
+
+
+def scaled_down(M: np.ndarray) -> tuple[np.ndarray, int]:
+    """``M / 2^e`` (exact) and ``e`` when M's scale would over- or underflow A_α's squares.
+
+    α and Q do not depend on a common scale of the rows (A_α scales by its square, G by its
+    fourth power), so a run on the rescaled data returns the same α and Q; only the
+    objective and the eigenvalue need :func:`scale_back`.
+    """
+    e = scale_exponent(M)
+    return (np.ldexp(M, -e), e) if abs(e) > SAFE_EXPONENT else (M, 0)
+
+
+def scale_back(result: QAlphaResult, e: int, power: int = 4) -> QAlphaResult:
+    """Objective and eigenvalue of a run on ``M / 2^e`` at the scale of M (× 2^(power·e)).
+
+    Raises ValueError when they leave float64's range at M's scale.
+    """
+    if not e:
+        return result
+    hint = "α and Q do not depend on the scale; preprocess=True removes it."
+    return replace(
+        result,
+        objective=unscale(result.objective, power * e, "the Q-α objective", hint=hint),
+        eigenvalue=float(unscale(result.eigenvalue, power * e, "the α-step eigenvalue",
+                                 hint=hint)),
+    )
+
+
 def choose_solver(n_features: int, solver: str) -> str:
-    """Resolve ``solver="auto"``: dense G for small n, matrix-free Lanczos otherwise."""
+    """Resolve ``solver="auto"``: dense G for small n, matrix-free Lanczos otherwise.
+
+    ``solver="dense"`` forms an n × n matrix: refused, with the memory it would need, beyond
+    the kit's memory limit.
+    """
     if solver == "auto":
         return "dense" if n_features <= DENSE_MAX_FEATURES else "matrix-free"
+    if solver == "dense":
+        check_memory(2 * 8.0 * n_features**2,
+                     f"the {n_features} × {n_features} matrix of solver='dense' (one row and "
+                     "column per feature)", hint="Use solver='matrix-free' (or 'auto').")
     return solver
 
 

@@ -34,6 +34,7 @@ from ..validation import (
     check_choice,
     check_finite_scalar,
     check_int,
+    check_memory,
     check_symmetric,
 )
 from .engine import QAlphaResult, extend_result
@@ -351,6 +352,8 @@ def kernel_q_alpha(
         raise ValueError(f"M must have at least 2 feature rows; got shape {Mp.shape}.")
     k = check_int(k, "k", low=1, high=n - 1,
                   hint=f"k must be smaller than the number of features n={n}.")
+    check_memory(3 * 8.0 * n * n, f"the {n} × {n} kernel matrix V of M's {n} features",
+                 hint="Kernel Q-α needs V; select fewer features of M first.")
     V = kernel_matrix(Mp, kernel, degree=degree, coef0=coef0, sigma=sigma, section=section)
     model = KernelModel(V)
     result = run_model(

@@ -36,12 +36,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
-from ..preprocess import preprocess_rows
+from ..preprocess import preprocess_rows, scaled_row_variances
 from ..validation import (
     as_generator,
     check_array,
     check_choice,
     check_finite_scalar,
+    unscale,
 )
 from .engine import QAlphaResult, extend_result
 from .models import StandardModel
@@ -184,17 +185,19 @@ def side_variances(M: object, W: object, side_scale: str = "main") -> np.ndarray
     Mv = check_array(M, "M", rows_label="features (rows)", cols_label="samples (columns)",
                      min_cols=2)
     Wv = check_side(W, Mv.shape[0])
-    d = Wv.var(axis=1)
+    # each row rescaled by a power of two first: variances of rows near 1e±200 neither
+    # overflow nor underflow, and their ratio is exact
+    d, e_side = scaled_row_variances(Wv)
     if side_scale == "raw":
-        return d
-    main = Mv.var(axis=1)
+        return unscale(d, 2 * e_side, "the variances of W's rows (side_scale='raw')")
+    main, e_main = scaled_row_variances(Mv)
     bad = np.flatnonzero(main <= 0.0)
     if bad.size:
         raise ValueError(
             f"M has constant feature row(s) (index {', '.join(map(str, bad[:10]))}); their "
             "main-data variance is zero, so side_scale='main' cannot scale them. Remove them."
         )
-    return d / main
+    return unscale(d / main, 2 * (e_side - e_main), "var(w_i) / var(m_i) of the rows of W and M")
 
 
 def check_side(W: object, n_features: int) -> np.ndarray:

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..preprocess import preprocess_rows
 from ..validation import as_generator, check_choice, check_finite_scalar, check_int
-from .engine import QAlphaResult, alternate, choose_solver
+from .engine import QAlphaResult, alternate, choose_solver, scale_back, scaled_down
 from .models import LaplacianModel, StandardModel
 
 __all__ = ["INIT_CHOICES", "METHODS", "q_alpha", "run_model"]
@@ -19,6 +19,9 @@ INIT_CHOICES = ("pca", "random")
 METHOD_CHOICES = ("auto", *METHODS)
 #: Largest number of samples for which ``method="auto"`` uses the full eigen-step.
 BASIC_MAX_SAMPLES = 2000
+
+#: Largest number of starts (each holds a q × k subspace and costs a few iterations).
+MAX_N_INIT = 1000
 
 #: Iterations given to each candidate start before the best one is continued.
 SCREEN_ITER = 5
@@ -33,7 +36,8 @@ def check_run_options(
     return (
         check_choice(method, "method", METHOD_CHOICES),
         check_choice(init, "init", INIT_CHOICES),
-        check_int(n_init, "n_init", low=1),
+        check_int(n_init, "n_init", low=1, high=MAX_N_INIT,
+                  hint="Each start is screened for a few iterations; a few dozen suffice."),
         check_int(max_iter, "max_iter", low=1),
         check_finite_scalar(tol, "tol", low=0.0, low_inclusive=False),
         check_choice(solver, "solver", SOLVERS),
@@ -92,21 +96,27 @@ def run_model(
     starts = _starts(model, k, init, n_init, rng)
     best_name, best_Q = starts[0]
     if len(starts) > 1:
+        # The screening counts against max_iter: no run does more iterations than asked.
+        screen = min(SCREEN_ITER, max_iter)
         scores = []
         for _name, Q0 in starts:
-            raw = alternate(model, Q0, method=method, max_iter=SCREEN_ITER, tol=tol, solver=solver)
+            raw = alternate(model, Q0, method=method, max_iter=screen, tol=tol, solver=solver)
             scores.append((raw["objective"][-1], raw))
         best = int(np.argmax([s for s, _ in scores]))
         best_name = starts[best][0]
         screened = scores[best][1]
-        raw = alternate(
-            model, screened["Q"], method=method, max_iter=max(max_iter - SCREEN_ITER, 1),
-            tol=tol, solver=solver, alpha0=screened["alpha"],
-        )
-        raw["objective"] = np.concatenate([screened["objective"], raw["objective"]])
-        raw["alpha_change"] = np.concatenate([screened["alpha_change"], raw["alpha_change"]])
-        raw["n_iter"] += screened["n_iter"]
-        raw["n_matvec"] += sum(r["n_matvec"] for _, r in scores)
+        if max_iter > screened["n_iter"] and not screened["converged"]:
+            raw = alternate(
+                model, screened["Q"], method=method, max_iter=max_iter - screened["n_iter"],
+                tol=tol, solver=solver, alpha0=screened["alpha"],
+            )
+            raw["objective"] = np.concatenate([screened["objective"], raw["objective"]])
+            raw["alpha_change"] = np.concatenate(
+                [screened["alpha_change"], raw["alpha_change"]])
+            raw["n_iter"] += screened["n_iter"]
+            raw["n_matvec"] += sum(r["n_matvec"] for _, r in scores)
+        else:
+            raw = {**screened, "n_matvec": sum(r["n_matvec"] for _, r in scores)}
     else:
         raw = alternate(model, best_Q, method=method, max_iter=max_iter, tol=tol, solver=solver)
     return QAlphaResult(
@@ -133,8 +143,14 @@ def q_alpha(
     """Unsupervised feature weighting by Q-α (Wolf & Shashua 2005, Def. 1–5).
 
     Maximises ``trace(QᵀA_αᵀA_αQ)`` over unit-norm weights α and orthonormal Q (Eq. 1), with
-    ``A_α = Σ_i α_i m_i m_iᵀ``. The weights come out positive and sparse (Sec. 4): features
-    with large α_i are the ones whose joint spectrum shows k coherent clusters.
+    ``A_α = Σ_i α_i m_i m_iᵀ``. Features with large α_i are the ones whose joint spectrum
+    shows k coherent clusters. With the standard spectrum, ``criterion="top"`` and
+    preprocessed rows, the weights tend to come out positive and sparse (Sec. 4): positivity
+    is a high-probability property (Theorem 10; see
+    :func:`~spectral_kit.theory.positivity_probability`), not a guarantee -- check
+    ``result.all_positive``. With
+    ``criterion="gap"`` (an indefinite G) or the Laplacian spectrum on uncentred rows, α often
+    has negative entries and the objective need not increase from one iteration to the next.
 
     Parameters
     ----------
@@ -151,10 +167,13 @@ def q_alpha(
         Because G depends on Q only through QQᵀ, "ritz" yields the same α sequence as
         "power"; it differs in returning Q's columns as ordered Ritz vectors of A_α.
     spectrum : {"standard", "laplacian"}
-        Affinity A_α (Sec. 2.1) or its Laplacian L_α (Sec. 2.2, Def. 5).
+        Affinity A_α (Sec. 2.1) or its Laplacian L_α (Sec. 2.2, Def. 5). On uncentred rows
+        (``preprocess=False``) the Laplacian run's objective can decrease and α can have
+        negative entries.
     criterion : {"top", "gap"}
         ``Σ_{i≤k} λ_i²`` (Eq. 1) or the spectral gap ``Σ_{i≤k} λ_i² − Σ_{j>k} λ_j²``
-        (end of Sec. 2.1).
+        (end of Sec. 2.1). The gap's G is indefinite: its α may have negative entries, and
+        Prop. 3's monotone objective is not guaranteed for it.
     init : {"pca", "random"}
         Starting subspace Q⁽⁰⁾. ``"pca"`` (default) uses the k leading right singular vectors
         of M, i.e. the eigenvectors of A_α for uniform α; ``"random"`` is the paper's random
@@ -212,10 +231,11 @@ def q_alpha(
     Mp = preprocess_rows(M) if preprocess else preprocess_rows(M, center=False, normalize=False)
     k = check_k(k, Mp.shape[1])
     method = resolve_method(method, Mp.shape[1])
+    Mp, e = scaled_down(Mp)  # raw rows of any scale: α does not depend on it
     model = (
         LaplacianModel(Mp) if spectrum == "laplacian" else StandardModel(Mp, criterion=criterion)
     )
-    return run_model(
+    return scale_back(run_model(
         model, k, method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol,
         solver=solver, rng=rng, spectrum=spectrum, criterion=criterion,
-    )
+    ), e)

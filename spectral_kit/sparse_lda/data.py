@@ -25,9 +25,13 @@ from ..validation import (
     as_generator,
     check_array,
     check_choice,
+    check_data_size,
     check_finite_scalar,
     check_int,
     check_labels,
+    check_memory,
+    scale_exponent,
+    unscale,
 )
 
 __all__ = [
@@ -84,6 +88,11 @@ def scatter_matrices(X: Any, y: Any) -> ScatterMatrices:
     """
     X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
     labels = check_labels(y, X.shape[0], "y")
+    d_ = X.shape[1]
+    check_memory(3 * 8.0 * d_ * d_, f"the {d_} × {d_} scatter matrices of X's {d_} features",
+                 hint="Select fewer features of X first.")
+    e = scale_exponent(X)  # computed on X / 2^e (exact), so no product over- or underflows
+    X = np.ldexp(X, -e)
     classes, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
     N = X.shape[0]
     priors = counts / N
@@ -102,7 +111,10 @@ def scatter_matrices(X: Any, y: Any) -> ScatterMatrices:
         d = None
         A = (diff.T * priors) @ diff
         A = 0.5 * (A + A.T)
-    return ScatterMatrices(A, B, d, means, priors, classes)
+    A = unscale(A, 2 * e, "the between-class scatter of X")
+    B = unscale(B, 2 * e, "the within-class scatter of X")
+    d = None if d is None else unscale(d, e, "the mean difference of X")
+    return ScatterMatrices(A, B, d, unscale(means, e, "the class means of X"), priors, classes)
 
 
 @dataclass(frozen=True)
@@ -133,6 +145,7 @@ def fbm_covariance(n: int, smoothness: float) -> np.ndarray:
     H = 0.5 is Brownian motion (min(t, s)); H → 1 gives smoother, H → 0 rougher paths.
     """
     n = check_int(n, "n", low=1)
+    check_data_size(n, n, "n × n")
     H = check_finite_scalar(
         smoothness, "smoothness", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
         hint="It is the Hurst exponent: 0.5 is Brownian motion.",
@@ -186,6 +199,7 @@ def random_pair(
     kind = check_choice(kind, "kind", PAIR_KINDS)
     shape = check_finite_scalar(shape, "shape", low=0.0, low_inclusive=False)
     q = 2 * n if n_samples is None else check_int(n_samples, "n_samples", low=n + 1)
+    check_data_size(q + 1, n, "n_samples × n")
     K = fbm_covariance(n, smoothness)
     rng = as_generator(random_state)
     # A tiny jitter keeps the Cholesky factor of very smooth (H → 1) covariances defined.

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from ..validation import check_array, check_labels
+from ..validation import check_array, check_finite_scalar, check_labels, scale_exponent, unscale
 from .data import scatter_matrices
 from .pair import resolve_epsilon
 from .spectrum import check_support
@@ -99,12 +99,19 @@ def fit_discriminant(
     """
     X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
     check_labels(y, X.shape[0], "y")
-    sc = scatter_matrices(X, y)
+    # The discriminant is equivariant to the scale of X (coef ∝ 1/scale, ε ∝ scale²): fit on
+    # X / 2^e (exact) so that no scatter over- or underflows, then scale back.
+    e = scale_exponent(X)
+    if isinstance(regularization, (int, float)) and not isinstance(regularization, bool):
+        regularization = float(np.ldexp(check_finite_scalar(
+            regularization, "regularization", low=0.0), -2 * e))
+    sc = scatter_matrices(np.ldexp(X, -e), y)
     n = X.shape[1]
     idx = np.arange(n) if support is None else check_support(support, n)
     eps = resolve_epsilon(regularization, sc.B, sc.A)
     coef, intercept = lda_coefficients(sc.means, sc.priors, sc.B, idx, eps)
-    return LinearDiscriminant(coef, intercept, sc.classes, idx, eps)
+    return LinearDiscriminant(unscale(coef, -e, "the discriminant's coefficients"), intercept,
+                              sc.classes, idx, float(unscale(eps, 2 * e, "ε")))
 
 
 def discriminant_errors(
@@ -139,12 +146,25 @@ def discriminant_errors(
             f"X_test has {X_test.shape[1]} features but X_train has {X_train.shape[1]}."
         )
     y_test = check_labels(y_test, X_test.shape[0], "y_test", min_classes=1)
-    sc = scatter_matrices(X_train, y_train)
+    check_labels(y_train, X_train.shape[0], "y_train")
+    epsilon = check_finite_scalar(epsilon, "epsilon", low=0.0)
+    if isinstance(supports, (str, bytes, dict)) or not hasattr(supports, "__len__"):
+        raise TypeError(f"supports must be a sequence of index arrays; got {supports!r:.60}.")
+    # Predictions do not depend on the scale of X: fit on X / 2^e (exact), ε scaled alike.
+    e = scale_exponent(X_train)
+    sc = scatter_matrices(np.ldexp(X_train, -e), y_train)
+    eps = float(np.ldexp(epsilon, -2 * e))
     n = X_train.shape[1]
     errors = np.empty(len(supports))
     for i, support in enumerate(supports):
-        idx = check_support(support, n)
-        coef, intercept = lda_coefficients(sc.means, sc.priors, sc.B, idx, epsilon)
-        model = LinearDiscriminant(coef, intercept, sc.classes, idx, epsilon)
-        errors[i] = float(np.mean(model.predict(X_test) != y_test))
+        idx = check_support(support, n, "supports")
+        try:
+            coef, intercept = lda_coefficients(sc.means, sc.priors, sc.B, idx, eps)
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                f"the within-class covariance of X_train on supports[{i}] plus epsilon·I is "
+                f"not positive definite (epsilon={epsilon:g}); pass a positive epsilon."
+            ) from None
+        model = LinearDiscriminant(coef, intercept, sc.classes, idx, eps)
+        errors[i] = float(np.mean(model.predict(np.ldexp(X_test, -e)) != y_test))
     return errors

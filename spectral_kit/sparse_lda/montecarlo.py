@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import as_generator, check_int
+from ..validation import as_generator, check_int, check_memory
 from .branch_bound import eslda_pair, single_threaded_blas
 from .data import random_pair
 from .exhaustive import exhaustive_path
@@ -116,7 +116,9 @@ def monte_carlo_batch(
     MonteCarloBatch
     """
     n = check_int(n, "n", low=1)
-    n_pairs = check_int(n_pairs, "n_pairs", low=1)
+    check_memory(8.0 * 8 * n * n, f"the n × n matrices of a pair for n = {n}")
+    n_pairs = check_int(n_pairs, "n_pairs", low=1, high=10**6,
+                        hint="A million pairs already estimate every curve to ±0.001.")
     audit = check_int(audit, "audit", low=0, high=n_pairs)
     if loadings not in LOADINGS:
         raise ValueError(f"loadings must be one of {LOADINGS}; got {loadings!r}.")

@@ -24,6 +24,7 @@ from ..validation import check_array, check_finite_scalar, check_int, check_symm
 
 __all__ = [
     "AUTO_FACTOR",
+    "AUTO_FLOOR_MARGIN",
     "MatrixPair",
     "auto_epsilon",
     "check_k",
@@ -79,6 +80,10 @@ def rank_one_factor(A: np.ndarray, *, rtol: float = RANK_ONE_RTOL) -> np.ndarray
     The column of A with the largest diagonal entry, divided by the square root of that entry,
     is d up to sign when A = d dᵀ; one comparison ``‖A − d dᵀ‖_max ≤ rtol·‖A‖_max`` confirms it.
     """
+    A = check_array(A, "A")
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be a square matrix; got shape {A.shape}.")
+    rtol = check_finite_scalar(rtol, "rtol", low=0.0)
     diag = np.diag(A)
     j = int(np.argmax(diag))
     if diag[j] <= 0.0:
@@ -90,16 +95,25 @@ def rank_one_factor(A: np.ndarray, *, rtol: float = RANK_ONE_RTOL) -> np.ndarray
     return None
 
 
+#: ``regularization="auto"`` gives at least this multiple of the rounding floor of
+#: :func:`_is_numerically_pd`, so that ``B + εI`` always passes the kit's own check.
+AUTO_FLOOR_MARGIN = 100.0
+
+
+def _pd_floor(B: np.ndarray) -> float:
+    """Smallest Cholesky pivot that is not rounding noise: ``10·n·eps·max(diag B)``."""
+    n = B.shape[0]
+    return 10 * n * np.finfo(float).eps * max(float(np.max(np.diag(B))), np.finfo(float).tiny)
+
+
 def _is_numerically_pd(B: np.ndarray) -> tuple[bool, np.ndarray | None]:
     """Cholesky succeeds and no pivot is at rounding level relative to B's diagonal."""
-    n = B.shape[0]
     try:
         L = scipy.linalg.cholesky(B, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
+    except (np.linalg.LinAlgError, ValueError):
         return False, None
     pivots = np.diag(L) ** 2
-    floor = 10 * n * np.finfo(float).eps * max(float(np.max(np.diag(B))), np.finfo(float).tiny)
-    return bool(pivots.min() > floor), L
+    return bool(np.isfinite(pivots).all() and pivots.min() > _pd_floor(B)), L
 
 
 def auto_epsilon(B: Any, *, A: Any = None) -> float:
@@ -110,6 +124,15 @@ def auto_epsilon(B: Any, *, A: Any = None) -> float:
     λ_min(B) by O(10³)", where λ_min is read as the smallest *non-zero* eigenvalue, since a
     rank-deficient B has λ_min = 0). When B has no such eigenvalue (B = 0: every feature is
     constant within each class), ε = AUTO_FACTOR · mean(diag(A)), or AUTO_FACTOR if that is 0.
+
+    Whatever the rule gives, ε is raised where needed to at least
+    :data:`AUTO_FLOOR_MARGIN` times the rounding floor ``10·n·eps·max(diag B)`` of the kit's
+    positive-definiteness check (plus any rounding-level negative eigenvalue of B), and
+    further by factors of 10 until ``B + εI`` passes that check. So ``"auto"`` always yields
+    a pair the algorithms accept -- for zero-variance features and for B of any condition
+    number -- at the price, in those extreme cases, of an ε above the paper's
+    ``10⁻³ λ_min``. The result depends on B only through its scale-free shape: ε scales
+    with B.
 
     Parameters
     ----------
@@ -125,7 +148,7 @@ def auto_epsilon(B: Any, *, A: Any = None) -> float:
     """
     B = check_array(B, "B")
     check_symmetric(B, "B")
-    B = 0.5 * (B + B.T)
+    B = 0.5 * B + 0.5 * B.T
     pd, _ = _is_numerically_pd(B)
     if pd:
         return 0.0
@@ -139,13 +162,25 @@ def auto_epsilon(B: Any, *, A: Any = None) -> float:
         )
     positive = w[w > tol]
     if positive.size:
-        return float(AUTO_FACTOR * positive.min())
-    scale = 0.0
-    if A is not None:
-        A_arr = np.asarray(A, dtype=np.float64)
-        diag = A_arr * A_arr if A_arr.ndim == 1 else np.diag(A_arr)
-        scale = float(np.mean(diag))
-    return float(AUTO_FACTOR * (scale if scale > 0 else 1.0))
+        eps = float(AUTO_FACTOR * positive.min())
+    else:
+        scale = 0.0
+        if A is not None:
+            A_arr = np.asarray(A, dtype=np.float64)
+            diag = A_arr * A_arr if A_arr.ndim == 1 else np.diag(A_arr)
+            scale = float(np.mean(diag)) if np.isfinite(diag).all() else 0.0
+        eps = float(AUTO_FACTOR * (scale if scale > 0 else 1.0))
+    eps = max(eps, AUTO_FLOOR_MARGIN * _pd_floor(B) + max(0.0, -float(w[0])))
+    shifted = B.copy()
+    diagonal = np.diag_indices_from(shifted)
+    for _ in range(40):
+        shifted[diagonal] = np.diag(B) + eps
+        if _is_numerically_pd(shifted)[0]:
+            return eps
+        eps *= 10.0
+    raise ValueError(  # pragma: no cover - ε is by then far above every eigenvalue of B
+        "regularization='auto' found no ε that makes B positive definite; check B."
+    )
 
 
 def resolve_epsilon(regularization: Any, B: np.ndarray, A: np.ndarray | None = None) -> float:
@@ -243,12 +278,17 @@ def check_pair(A: Any, B: Any, regularization: Any = None) -> MatrixPair:
             lam_min = float(scipy.linalg.eigvalsh(B_reg, subset_by_index=[0, 0])[0])
         except (np.linalg.LinAlgError, ValueError):  # pragma: no cover - defensive
             lam_min = float("nan")
+        if regularization is None or (not isinstance(regularization, str) and eps == 0):
+            advice = ("A rank-deficient within-class covariance needs regularization "
+                      "B ← B + εI: pass regularization='auto' (ε = 10⁻³ × the smallest "
+                      "non-zero eigenvalue of B, Moghaddam et al. 2006, Sec. 3.2) or a float "
+                      "ε > 0.")
+        else:
+            advice = (f"ε={eps:g} is too small for this B: pass a larger float ε, or "
+                      "regularization='auto', which chooses one that passes this check.")
         raise ValueError(
             f"B is not positive definite (smallest eigenvalue {lam_min:.3g}"
-            + (f" after adding ε={eps:g}" if eps else "")
-            + "). A rank-deficient within-class covariance needs regularization B ← B + εI: "
-            "pass regularization='auto' (ε = 10⁻³ × the smallest non-zero eigenvalue of B, "
-            "Moghaddam et al. 2006, Sec. 3.2) or a float ε > 0."
+            + (f" after adding ε={eps:g}" if eps else "") + "). " + advice
         )
     if d is None:
         d = rank_one_factor(A_full)

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.linalg
 
 from ..linalg import principal_generalized_eigvalsh
-from ..validation import check_array, check_indices
+from ..validation import check_array, check_indices, check_int
 from ._numerics import subset_vector
 from .pair import MatrixPair, check_k, check_pair
 from .results import InclusionBounds, Interlacing, SparseDiscriminant
@@ -68,10 +68,11 @@ def rayleigh_quotient(x: Any, A: Any, B: Any, *, regularization: Any = None) -> 
     x = check_array(x, "x", ndim=1, rows_label="entries")
     if x.shape != (pair.n,):
         raise ValueError(f"x must have shape ({pair.n},) to match A and B; got {x.shape}.")
-    denom = float(x @ pair.B @ x)
-    if denom <= 0:
+    peak = float(np.abs(x).max())
+    if peak == 0:
         raise ValueError("x is the zero vector; the Rayleigh quotient needs x ≠ 0.")
-    return float(x @ pair.A @ x) / denom
+    x = x / peak  # R(cx) = R(x): a unit-scale x keeps xᵀAx and xᵀBx in range
+    return float(x @ pair.A @ x) / float(x @ pair.B @ x)
 
 
 def _spectrum(pair: MatrixPair) -> np.ndarray:
@@ -116,7 +117,9 @@ def interlacing_bounds(spectrum: np.ndarray, k: int) -> tuple[np.ndarray, np.nda
 
     ``lower[i] = λ_i`` and ``upper[i] = λ_{i+n−k}`` (1-based in the paper, 0-based here).
     """
+    spectrum = check_array(spectrum, "spectrum", ndim=1)
     n = spectrum.size
+    k = check_int(k, "k", low=1, high=n)
     return spectrum[:k].copy(), spectrum[n - k :].copy()
 
 

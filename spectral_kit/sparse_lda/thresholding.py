@@ -62,6 +62,10 @@ def _rank(scores: np.ndarray) -> np.ndarray:
 
 def threshold_loadings(pair: MatrixPair, loadings: str = "whitened") -> np.ndarray:
     """The dense factor whose largest |entries| ST keeps (validated pair)."""
+    if not isinstance(pair, MatrixPair):
+        raise TypeError(f"pair must be a MatrixPair (from check_pair(A, B)); got "
+                        f"{type(pair).__name__}.")
+    loadings = check_choice(loadings, "loadings", ("whitened", "discriminant"))
     w, U = scipy.linalg.eigh(pair.B, check_finite=False)
     B_inv_sqrt = (U / np.sqrt(w)) @ U.T  # symmetric B^{-1/2}
     if pair.rank_one:

@@ -35,8 +35,12 @@ from ..validation import (
     check_array,
     check_choice,
     check_int,
+    check_memory,
     check_nonconstant_rows,
     check_probability,
+    max_abs,
+    scale_exponent,
+    unscale,
 )
 
 __all__ = [
@@ -191,8 +195,10 @@ def similarity_matrix(X: object, statistic: str = "covariance") -> np.ndarray:
     is ``xᵢᵀxⱼ / (‖xᵢ‖ ‖xⱼ‖)`` on the raw (uncentred) columns, as in LSI (Sec. 2.1).
     """
     statistic = check_choice(statistic, "statistic", STATISTICS)
-    Xs = _prepared(X, statistic)
+    Xs, e = _prepared(X, statistic)
     n = Xs.shape[0]
+    check_memory(8.0 * Xs.shape[1] ** 2, f"the {Xs.shape[1]} × {Xs.shape[1]} {statistic} "
+                 "matrix of X's features", hint="Select fewer features of X first.")
     if statistic == "covariance":
         s = Xs.sum(axis=0)
         A = (Xs.T @ Xs - np.outer(s, s) / n) / (n - 1)
@@ -200,7 +206,7 @@ def similarity_matrix(X: object, statistic: str = "covariance") -> np.ndarray:
         norms = np.sqrt(np.einsum("ij,ij->j", Xs, Xs))
         A = (Xs.T @ Xs) / np.outer(norms, norms)
         np.fill_diagonal(A, 1.0)
-    return 0.5 * (A + A.T)
+    return unscale(0.5 * (A + A.T), e, "the covariance of X")
 
 
 def resample_indices(n_samples: int, n_resamples: int, random_state: object = None) -> np.ndarray:
@@ -211,6 +217,10 @@ def resample_indices(n_samples: int, n_resamples: int, random_state: object = No
     """
     n_samples = check_int(n_samples, "n_samples", low=3)
     n_resamples = check_int(n_resamples, "n_resamples", low=2)
+    # the indices, and the counts and products that the intervals build from them
+    check_memory(3 * 8.0 * n_samples * n_resamples,
+                 f"n_resamples={n_resamples} resamples of n_samples={n_samples} samples",
+                 hint="Use fewer resamples (the paper: 1000).")
     return as_generator(random_state).integers(0, n_samples, (n_resamples, n_samples))
 
 
@@ -276,10 +286,13 @@ def bootstrap_intervals(
     confidence = check_probability(confidence, "confidence")
     quantile_method = check_choice(quantile_method, "quantile_method", QUANTILE_METHODS)
     memory_limit = check_int(memory_limit, "memory_limit", low=1)
-    Xs = _prepared(X, statistic)
+    Xs, e = _prepared(X, statistic)
     counts = _resample_counts(Xs.shape[0], n_resamples, random_state, resamples)
     n, p = Xs.shape
     B = counts.shape[0]
+    check_memory(3 * 8.0 * p * p,
+                 f"the three {p} × {p} matrices of intervals for X's {p} features",
+                 hint="Select fewer features first.")
     rows, cols = np.triu_indices(p)
     moments = _resample_moments(Xs, counts, statistic)
     lower, upper, estimate = np.empty((p, p)), np.empty((p, p)), np.empty((p, p))
@@ -296,6 +309,7 @@ def bootstrap_intervals(
         _fill_symmetric(lower, r, c, low)
         _fill_symmetric(upper, r, c, high)
         _fill_symmetric(estimate, r, c, est)
+    lower, upper, estimate = _unscaled(e, lower, upper, estimate)
     return BootstrapIntervals(
         lower, upper, estimate, statistic, method, confidence, B, n_fallback
     )
@@ -315,12 +329,16 @@ def bootstrap_distribution(
     ``.intervals(confidence, method)`` on the result. Memory ``8·B·p(p+1)`` bytes.
     """
     statistic = check_choice(statistic, "statistic", STATISTICS)
-    Xs = _prepared(X, statistic)
+    Xs, e = _prepared(X, statistic)
     counts = _resample_counts(Xs.shape[0], n_resamples, random_state, resamples)
     p = Xs.shape[1]
+    check_memory(2 * 8.0 * counts.shape[0] * p * (p + 1) / 2,
+                 f"the bootstrap values of X's {p} features (n_resamples={counts.shape[0]})",
+                 hint="Use bootstrap_intervals, which works in blocks, or fewer features.")
     rows, cols = np.triu_indices(p)
     moments = _resample_moments(Xs, counts, statistic)
     values, est, accel = _block_statistics(Xs, counts, moments, rows, cols, statistic)
+    values, est = _unscaled(e, values, est)
     estimate = np.empty((p, p))
     _fill_symmetric(estimate, rows, cols, est)
     return BootstrapDistribution(
@@ -351,17 +369,31 @@ def percentile_interval(
 # --- input ---------------------------------------------------------------------------------
 
 
-def _prepared(X: object, statistic: str) -> np.ndarray:
-    """Validated float copy of X; centred by the full-sample mean for the covariance.
+def _prepared(X: object, statistic: str) -> tuple[np.ndarray, int]:
+    """Validated float copy of X divided by ``2^e``; centred by the full-sample mean for the
+    covariance. Returns the copy and the exponent by which a covariance is scaled back.
 
-    Centring once is exact in exact arithmetic (covariance is shift invariant) and keeps
-    the resampled sums ``Σ w x`` small, avoiding cancellation in ``S − s sᵀ/n``.
+    Dividing by a power of two near max |x| is exact and keeps the products, the cubes of
+    BCa's jackknife deviations and their sums inside float64's range whatever the scale of
+    X (the intervals, the BCa levels and the fallbacks do not depend on it). Centring once
+    is exact in exact arithmetic (covariance is shift invariant) and keeps the resampled
+    sums ``Σ w x`` small, avoiding cancellation in ``S − s sᵀ/n``.
     """
     arr = check_array(
         X, "X", min_rows=3, rows_label="samples (rows)", cols_label="features (columns)"
     )
     check_nonconstant_rows(arr.T, "X", what="feature", centered=statistic == "covariance")
-    return arr - arr.mean(axis=0) if statistic == "covariance" else arr.copy()
+    if statistic == "cosine":  # invariant to the scale of each feature: rescale each
+        peak = max_abs(arr, axis=0)
+        return np.ldexp(arr, -np.frexp(np.where(peak > 0, peak, 1.0))[1]), 0
+    e = scale_exponent(arr)
+    arr = np.ldexp(arr, -e)
+    arr -= arr.mean(axis=0)
+    return arr, 2 * e  # the covariance has the square of X's scale
+
+
+def _unscaled(e: int, *arrays: np.ndarray) -> list[np.ndarray]:
+    return [unscale(a, e, "the covariance of X") for a in arrays]
 
 
 def _resample_counts(

@@ -73,6 +73,7 @@ def cauchy_interlacing(
             f"sub_eigenvalues must have between 1 and {lam.size} entries; got {mu.size}."
         )
     upper, lower = interlacing_bounds(lam, lam.size - mu.size)
+    rtol = check_finite_scalar(rtol, "rtol", low=0.0)
     tol = rtol * max(float(np.abs(lam).max()), 1e-300)
     return bool(np.all(mu <= upper + tol) and np.all(mu >= lower - tol))
 

@@ -165,7 +165,10 @@ def _stewart_from_blocks(w: np.ndarray, W: np.ndarray, k: int) -> StewartBound:
 
 def top_eigenspace(A: np.ndarray, k: int) -> np.ndarray:
     """Orthonormal basis (p × k) of the eigenvectors of the k largest eigenvalues of A."""
+    A = check_array(A, "A")
+    check_symmetric(A, "A")
     p = A.shape[0]
+    k = check_int(k, "k", low=1, high=p)
     _, V = scipy.linalg.eigh(A, subset_by_index=[p - k, p - 1], check_finite=False)
     return V
 

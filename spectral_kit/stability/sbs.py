@@ -23,11 +23,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.linalg
 
+from ..preprocess import row_norms
 from ..validation import (
     check_array,
     check_choice,
     check_finite_scalar,
     check_int,
+    scale_exponent,
+    unscale,
 )
 from .bootstrap import DEFAULT_MEMORY_LIMIT, BootstrapIntervals, bootstrap_intervals
 from .interlacing import lemma1_stable_ks, proposition1_rules_out
@@ -222,8 +225,28 @@ def stable_principal_submatrix(
         total, "total", low=0.0, low_inclusive=False,
         hint="The termination measure divides by it (trace(A) by default).",
     )
-    A = 0.5 * (A + A.T)
-    E = 0.5 * (E + E.T)
+    A = 0.5 * A + 0.5 * A.T
+    E = 0.5 * E + 0.5 * E.T
+    # Algorithm 1 is invariant to a common scale of A, E and the total: it runs on them
+    # divided by a power of two (exact), so that no eigenvalue, norm or sum over- or
+    # underflows, and the recorded eigenvalues are scaled back.
+    e = max(scale_exponent(A), scale_exponent(E), int(np.frexp(total)[1]))
+    result = _algorithm1(np.ldexp(A, -e), np.ldexp(E, -e), retain, criterion,
+                         float(np.ldexp(total, -e)), prune, full_trajectory)
+    steps = tuple(
+        replace(step,
+                eigenvalues=None if step.eigenvalues is None else unscale(
+                    step.eigenvalues, e, "the eigenvalues of A"),
+                threshold=None if step.threshold is None else float(unscale(
+                    step.threshold, e, "4·λ₁(E)")))
+        for step in result.trajectory
+    )
+    return replace(result, trajectory=steps, total=total, A=A, E=E)
+
+
+def _algorithm1(A: np.ndarray, E: np.ndarray, retain: float, criterion: str, total: float,
+                prune: bool, full_trajectory: bool) -> SbSResult:
+    """Algorithm 1 on symmetric A, E of a moderate scale (see stable_principal_submatrix)."""
     # For a positive semi-definite A every principal submatrix keeps at most its trace, and
     # the trace only falls as features go: once it is below retain, nothing later can meet it.
     psd = bool(np.all(np.diag(A) >= 0)) and _eigvals(A)[-1] >= -1e-10 * max(abs(total), 1e-300)
@@ -274,7 +297,7 @@ def stable_principal_submatrix(
         removed_here = 0
         while True:
             E_sub = E[np.ix_(idx, idx)]
-            worst = int(np.argmax(np.linalg.norm(E_sub, axis=1)))
+            worst = int(np.argmax(row_norms(E_sub)))
             removed_feature = kept.pop(worst)
             removed.append(removed_feature)
             removed_here += 1

@@ -105,7 +105,12 @@ def critical_irrelevant(signal: float, n_samples: int) -> float:
     """
     theta = check_finite_scalar(signal, "signal", low=0.0)
     q = check_int(n_samples, "n_samples", low=1)
-    return float(q * max(theta - 1.0, 0.0) ** 2)
+    with np.errstate(over="ignore"):
+        value = float(q * np.float64(max(theta - 1.0, 0.0)) ** 2)
+    if not np.isfinite(value):
+        raise ValueError(f"n_samples·(signal − 1)² overflows float64 for signal={theta:g}, "
+                         f"n_samples={q}.")
+    return value
 
 
 def detectability(signal: float, n_irrelevant: int, n_samples: int) -> Detectability:
@@ -145,7 +150,7 @@ def detectability(signal: float, n_irrelevant: int, n_samples: int) -> Detectabi
     detectable = bool(theta > threshold)
     if detectable:
         top = theta + c * theta / (theta - 1.0)
-        overlap = 1.0 - c / (theta - 1.0) ** 2
+        overlap = 1.0 - (c / (theta - 1.0)) / (theta - 1.0)  # no square to overflow
     else:
         top, overlap = max(edge, theta), 0.0
     return Detectability(

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..linalg import fix_sign
+from ..validation import check_array
 
 __all__ = ["WeightingResult", "nonnegative_weights"]
 
@@ -90,7 +91,15 @@ def nonnegative_weights(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     negative_mass : float
         ``‖min(u, 0)‖² / ‖u‖²``.
     """
-    u = fix_sign(np.asarray(u, dtype=np.float64) / np.linalg.norm(u))
+    u = check_array(u, "u", ndim=1)
+    scale = float(np.abs(u).max())
+    if scale == 0:
+        raise ValueError("u is the zero vector; an eigenvector is non-zero.")
+    if not 1e-150 < scale < 1e150:  # rescaled first, so that its norm cannot over/underflow
+        u = u / scale
+    norm_u = float(np.linalg.norm(u))
+    # an eigenvector already at unit norm is kept bit for bit (dividing by 1 ± eps is not)
+    u = fix_sign(u if abs(norm_u - 1.0) <= 4 * np.finfo(float).eps else u / norm_u)
     positive = np.maximum(u, 0.0)
     norm = float(np.linalg.norm(positive))
     # fix_sign guarantees Σu > 0 (or a positive largest entry), so some entry is positive.

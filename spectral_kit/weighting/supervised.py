@@ -45,7 +45,7 @@ from ..linalg import leading_eigenvector
 from ..qalpha.engine import choose_solver
 from ..qalpha.operators import HadamardGramOperator, HadamardTerm
 from ..qalpha.standard import SOLVERS
-from ..validation import check_choice, check_finite_scalar, check_labels
+from ..validation import check_array, check_choice, check_finite_scalar, check_labels
 from .result import WeightingResult, nonnegative_weights
 from .unsupervised import prepared_rows
 
@@ -95,7 +95,9 @@ def supervised_operators(
         ``H = Σ_k q_k (UUᵀ) ∘ (μ_k − μ)(μ_k − μ)ᵀ`` and ``G = Σ_k (UUᵀ) ∘ Z_kZ_kᵀ``; both
         have ``.dense()``.
     """
-    _classes, codes, counts = _class_sizes(np.asarray(y))
+    M = check_array(M, "M", min_cols=2, rows_label="features (rows)",
+                    cols_label="samples (columns)")
+    _classes, codes, counts = _class_sizes(check_labels(y, M.shape[1], "y"))
     U = column_space_basis(M)
     mu = M.mean(axis=1)
     class_means = np.stack(

@@ -85,6 +85,7 @@ def parameter_free_operator(M: np.ndarray) -> HadamardGramOperator:
     M : ndarray of shape (n, q)
         Rows already centred and of unit norm.
     """
+    M = check_array(M, "M", rows_label="features (rows)", cols_label="samples (columns)")
     return HadamardGramOperator([HadamardTerm(M, 1.0, L=M)])
 
 
