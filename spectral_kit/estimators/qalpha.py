@@ -52,7 +52,7 @@ def _check_y(y: object, n_samples: int) -> np.ndarray:
     if labels.ndim == 1 and labels.shape[0] == n_samples and np.unique(labels).size < 2:
         raise ValueError(
             f"QAlphaSelector needs at least two classes in y; got 1 class "
-            f"({np.unique(labels)[0]!r}). Fit without y, or with use_labels=False, for "
+            f"({np.unique(labels)[0].item()!r}). Fit without y, or with use_labels=False, for "
             "unsupervised Q-α."
         )
     return check_class_labels(labels, n_samples, "y")

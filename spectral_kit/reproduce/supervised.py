@@ -29,6 +29,8 @@ __all__ = [
     "cv_accuracy",
     "method_scores",
     "reading_label",
+    "real_data_table",
+    "suite_table",
     "supervised_real_data",
     "supervised_suite_table",
 ]
@@ -239,3 +241,37 @@ def supervised_real_data(*, quick: bool = False, random_state: int = 0) -> tuple
         "repeats": datasets, "n_splits": 5, "classifier": "StandardScaler + LinearSVC(C=1)",
     }
 
+
+
+def suite_table(data: dict) -> str:
+    """The suite as a Markdown table, methods × problems, ``mean ± SE`` of the share of
+    relevant features in the top |relevant| (from the ``data`` of
+    ``wolf-shashua-2005/supervised-suite``)."""
+    problems = data["problems"]
+    lines = [
+        "| method | " + " | ".join(problems) + " | mean |",
+        "|---|" + "---|" * (len(problems) + 1),
+    ]
+    for m in data["methods"]:
+        cells = [f"{mu:.2f} ± {se:.2f}" for mu, se in zip(data["mean"][m], data["se"][m])]
+        lines.append(f"| {m} | " + " | ".join(cells) + f" | {data['mean'][m].mean():.2f} |")
+    return "\n".join(lines)
+
+
+def real_data_table(data: dict) -> str:
+    """Data set × k rows, one column per method: mean CV accuracy ± SE over the repeats
+    (from the ``data`` of ``wolf-shashua-2005/supervised-real-data``)."""
+    methods = data["methods"]
+    lines = [
+        "| data set | k | " + " | ".join(methods) + " |",
+        "|---|---|" + "---|" * len(methods),
+    ]
+    for name, acc in data["accuracy"].items():
+        for i, k in enumerate(data["ks"]):
+            cells = []
+            for m in methods:
+                a = acc[m][i]
+                se = a.std(ddof=1) / np.sqrt(a.size) if a.size > 1 else 0.0
+                cells.append(f"{a.mean():.3f} ± {se:.3f}")
+            lines.append(f"| {name} | {k} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
