@@ -22,7 +22,8 @@ from ..baselines import fisher_score, ks_score, pearson_score
 from ..datasets import SUPERVISED_SUITE, load_dataset
 from ..qalpha import q_alpha, q_alpha_supervised
 from ..qalpha.supervised import DEFAULT_READING, READINGS
-from ._core import compare, reproduction
+from ._core import Reproduction, compare, reproduction
+from .report import figure_for
 
 __all__ = [
     "FILTERS",
@@ -278,3 +279,43 @@ def real_data_table(data: dict) -> str:
                 cells.append(f"{a.mean():.3f} ± {se:.3f}")
             lines.append(f"| {name} | {k} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+@figure_for("wolf-shashua-2005/supervised-suite")
+def _suite_figure(result: Reproduction, fig) -> None:
+    data = result.data
+    methods, problems = data["methods"], data["problems"]
+    values = np.array([data["mean"][m] for m in methods])
+    fig.set_size_inches(9, 0.45 * len(methods) + 2.2)
+    ax = fig.subplots()
+    ax.imshow(values, vmin=0, vmax=1, cmap="Blues", aspect="auto")
+    for i in range(len(methods)):
+        for j in range(len(problems)):
+            ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=8,
+                    color="white" if values[i, j] > 0.6 else "black")
+    ax.set_xticks(range(len(problems)))
+    ax.set_xticklabels(problems, rotation=20, ha="right", fontsize=8)
+    ax.set_yticks(range(len(methods)))
+    ax.set_yticklabels(methods, fontsize=8)
+    ax.set_title("share of relevant features in the top |relevant| (mean over seeds)",
+                 fontsize=9)
+
+
+@figure_for("wolf-shashua-2005/supervised-real-data")
+def _real_data_figure(result: Reproduction, fig) -> None:
+    data = result.data
+    names = list(data["accuracy"])
+    fig.set_size_inches(4 * len(names), 4.2)
+    axes = np.atleast_1d(fig.subplots(1, len(names), sharey=True))
+    ks = data["ks"]
+    for ax, name in zip(axes, names):
+        for m in data["methods"]:
+            a = data["accuracy"][name][m]
+            se = a.std(axis=1, ddof=1) / np.sqrt(a.shape[1]) if a.shape[1] > 1 else 0 * ks
+            style = "-o" if m.startswith("Q-α") else "--s"
+            ax.errorbar(ks, a.mean(axis=1), yerr=se, fmt=style, ms=4, capsize=2, label=m)
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("k (features kept)")
+        ax.set_xticks(ks)
+    axes[0].set_ylabel("5-fold CV accuracy, linear SVM")
+    axes[-1].legend(fontsize=6, loc="lower right")
