@@ -234,9 +234,12 @@ class LabelSubspaceModel(StandardModel):
     The relevance ``trace(QᵀA_αᵀA_αQ)`` of Sec. 2.1 scores a feature subset by the cluster
     energy of its affinity along Q, the leading eigenvectors of A_α. With labels the clusters
     are known, so Q is set to the orthonormal class indicators (the leading eigenvectors of
-    the label affinity ``W_ij = 1/qˡ`` when samples i, j are both in class l, which
-    supervised spectral filters such as Zhao & Liu's SPEC and the supervised Laplacian score
-    use). Only α is optimised: ``G_ij = (m_iᵀm_j)(m_iᵀQQᵀm_j)``.
+    the label affinity ``W_ij = 1/qˡ`` when samples i, j are both in class l, the graph of
+    supervised spectral filters: SPEC, Zhao & Liu, ICML 2007, and the Laplacian score of He,
+    Cai & Niyogi, NIPS 2005, which on this graph becomes Fisher's score). Only α is
+    optimised: ``G_ij = (m_iᵀm_j)(m_iᵀQQᵀm_j)``; ``G_ii = ‖Qᵀmᵢ‖²`` is the share of
+    feature i's variance between the classes, the off-diagonal couples features that are
+    both correlated and discriminative.
     """
 
     def __init__(self, M: np.ndarray, y: np.ndarray):
