@@ -133,6 +133,12 @@ def test_label_subspace_is_def1_with_class_indicators():
     G = (Mg @ Mg.T) * (Mg @ Y @ Y.T @ Mg.T)
     v = np.linalg.eigh(G)[1][:, -1]
     np.testing.assert_allclose(res.alpha, v * np.sign(v.sum()), atol=1e-9)
+    # G_ii is each feature's between-class share of variance (SSB / SST).
+    X = data.X
+    ssb = sum(np.sum(data.y == c) * (X[data.y == c].mean(axis=0) - X.mean(axis=0)) ** 2
+              for c in (0, 1))
+    np.testing.assert_allclose(np.diag(G), ssb / ((X - X.mean(axis=0)) ** 2).sum(axis=0),
+                               rtol=1e-10)
 
 
 def test_global_reading_is_def6_on_globally_centred_rows():
