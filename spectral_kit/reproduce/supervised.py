@@ -305,17 +305,18 @@ def _suite_figure(result: Reproduction, fig) -> None:
 def _real_data_figure(result: Reproduction, fig) -> None:
     data = result.data
     names = list(data["accuracy"])
-    fig.set_size_inches(4 * len(names), 4.2)
+    fig.set_size_inches(4 * len(names), 5.2)
     axes = np.atleast_1d(fig.subplots(1, len(names), sharey=True))
     ks = data["ks"]
     for ax, name in zip(axes, names):
         for m in data["methods"]:
             a = data["accuracy"][name][m]
             se = a.std(axis=1, ddof=1) / np.sqrt(a.shape[1]) if a.shape[1] > 1 else 0 * ks
-            style = "-o" if m.startswith("Q-α") else "--s"
+            style = "-o" if "Q-α" in m else "--s"
             ax.errorbar(ks, a.mean(axis=1), yerr=se, fmt=style, ms=4, capsize=2, label=m)
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("k (features kept)")
         ax.set_xticks(ks)
     axes[0].set_ylabel("5-fold CV accuracy, linear SVM")
-    axes[-1].legend(fontsize=6, loc="lower right")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=7)
