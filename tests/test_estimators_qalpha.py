@@ -9,7 +9,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from spectral_kit import QAlphaSelector
+from spectral_kit import QAlphaSelector, q_alpha_supervised
 from spectral_kit.datasets import make_multiclass_clusters, make_weston_linear
 
 
@@ -52,3 +52,51 @@ def test_bad_parameters():
         QAlphaSelector(0).fit(X)
     with pytest.raises(TypeError, match="n_features_to_select must be"):
         QAlphaSelector("all").fit(X)
+
+
+def test_single_class_y_is_an_error_not_unsupervised():
+    X = np.random.default_rng(0).standard_normal((10, 4))
+    with pytest.raises(ValueError, match=r"at least two classes in y; got 1 class \(3\)"):
+        QAlphaSelector(2).fit(X, np.full(10, 3))
+    # Without labels, or told to ignore them, it runs unsupervised.
+    assert "classes" not in QAlphaSelector(2).fit(X).result_.extra
+    assert "classes" not in QAlphaSelector(2, use_labels=False).fit(X, np.full(10, 3)).result_.extra
+
+
+def test_continuous_y_is_an_error_not_many_classes():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 5))
+    with pytest.raises(ValueError, match="looks continuous"):
+        QAlphaSelector(2).fit(X, X[:, 0] * 3.7)
+    # Integer-valued floats are class labels.
+    QAlphaSelector(2).fit(X, np.repeat([0.0, 1.0, 2.0], 10))
+
+
+def test_constant_feature_is_named_as_constant():
+    X = np.random.default_rng(0).standard_normal((12, 5))
+    X[:, 3] = 7.0
+    for y in (None, np.repeat([0, 1], 6)):
+        with pytest.raises(ValueError, match=r"1 constant feature\(s\) \(column index 3\)"):
+            QAlphaSelector(2).fit(X, y)
+
+
+def test_mean_shift_features_selected_with_labels():
+    """Features 0–4 move with the class: the selector with y keeps exactly them."""
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        y = np.repeat([0, 1], 50)
+        X = rng.standard_normal((100, 60))
+        X[:, :5] += 1.5 * (2 * y[:, None] - 1)
+        sel = QAlphaSelector(n_features_to_select=5, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(np.flatnonzero(sel.get_support()), np.arange(5))
+        assert sel.result_.extra["reading"] == "class-means"
+
+
+def test_reading_is_passed_through():
+    data = make_weston_linear(60, random_state=0)
+    for reading in ("class", "label-subspace"):
+        sel = QAlphaSelector(6, reading=reading, random_state=0).fit(data.X, data.y)
+        ref = q_alpha_supervised(data.X.T, data.y, reading=reading, random_state=0)
+        np.testing.assert_allclose(sel.alpha_, ref.alpha)
+    with pytest.raises(ValueError, match="reading must be one of"):
+        QAlphaSelector(6, reading="within").fit(data.X, data.y)

@@ -21,6 +21,13 @@ from .side_information import (
     make_topographic,
     make_two_structures,
 )
+from .supervised_suite import (
+    SUPERVISED_SUITE,
+    make_label_and_clusters,
+    make_mean_shift,
+    make_xor,
+    supervised_suite,
+)
 from .synthetic import (
     SyntheticData,
     make_ben_dor,
@@ -40,6 +47,7 @@ from .wolf_bileschi import (
 
 __all__ = [
     "DATA_FILES",
+    "SUPERVISED_SUITE",
     "RealData",
     "SyntheticData",
     "TopographicData",
@@ -58,6 +66,8 @@ __all__ = [
     "load_spambase",
     "make_ben_dor",
     "make_hidden_sessions",
+    "make_label_and_clusters",
+    "make_mean_shift",
     "make_multiclass_clusters",
     "make_permuted_gaussians",
     "make_topographic",
@@ -67,5 +77,7 @@ __all__ = [
     "make_wolf_bileschi_fig1",
     "make_wolf_bileschi_fig2",
     "make_wolf_bileschi_ideal",
+    "make_xor",
     "permute_columns",
+    "supervised_suite",
 ]

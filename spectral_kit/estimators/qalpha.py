@@ -10,6 +10,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..qalpha import q_alpha, q_alpha_supervised
+from ..qalpha.supervised import DEFAULT_READING, check_class_labels
 
 __all__ = ["QAlphaSelector", "n_to_select"]
 
@@ -32,12 +33,41 @@ def n_to_select(n_features_to_select: object, n_features: int) -> int:
     return max(1, round(float(value) * n_features))
 
 
+def _check_no_constant_columns(X: np.ndarray) -> None:
+    """Name constant columns of X (Q-α scales every feature to unit norm after centring)."""
+    flat = np.flatnonzero(np.ptp(X, axis=0) == 0)
+    if flat.size:
+        listed = ", ".join(str(i) for i in flat[:10]) + (" ..." if flat.size > 10 else "")
+        raise ValueError(
+            f"X has {flat.size} constant feature(s) (column index {listed}); Q-α centres "
+            "every feature and scales it to unit norm, which a constant cannot take. Remove "
+            "them first, e.g. with sklearn.feature_selection.VarianceThreshold() in the "
+            "pipeline before this selector."
+        )
+
+
+def _check_y(y: object, n_samples: int) -> np.ndarray:
+    """``y`` as class labels with at least two classes, or a clear error."""
+    labels = np.asarray(y)
+    if labels.ndim == 1 and labels.shape[0] == n_samples and np.unique(labels).size < 2:
+        raise ValueError(
+            f"QAlphaSelector needs at least two classes in y; got 1 class "
+            f"({np.unique(labels)[0].item()!r}). Fit without y, or with use_labels=False, for "
+            "unsupervised Q-α."
+        )
+    return check_class_labels(labels, n_samples, "y")
+
+
 class QAlphaSelector(SelectorMixin, BaseEstimator):
     """Keep the features with the largest Q-α weights (Wolf & Shashua 2005).
 
     Unsupervised Q-α (Defs. 1–5) when fitted without labels; supervised Q-α (Def. 6) when
     ``y`` is given and ``use_labels`` is true, so the same selector works in a clustering
-    pipeline and in a classification ``Pipeline``/``GridSearchCV``.
+    pipeline and in a classification ``Pipeline``/``GridSearchCV``. With labels the default
+    reading of Def. 6 is ``"class-means"`` (see :func:`spectral_kit.q_alpha_supervised`):
+    on the suite of labelled problems (reproduction ``wolf-shashua-2005/supervised-suite``)
+    it is the reading with the best mean share of relevant features and the only one never
+    behind ignoring the labels.
 
     Parameters
     ----------
@@ -47,7 +77,14 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
         Number of clusters / leading eigenvectors for unsupervised Q-α (clipped to
         ``n_samples − 1``).
     use_labels : bool, default=True
-        Use ``y`` (as class labels) when it is given.
+        Use ``y`` (as class labels) when it is given. ``y`` must then hold at least two
+        classes and must not be a continuous target (a float y with many distinct values
+        raises ``ValueError``); fit without ``y`` or with ``use_labels=False`` for
+        unsupervised Q-α.
+    reading : str, default="class-means"
+        Reading of Def. 6 (``"class-means"``, ``"class"``, ``"global"``, ``"uncentred"`` or
+        ``"label-subspace"``); see :func:`spectral_kit.q_alpha_supervised` for when each
+        one is the right choice.
     k_within, k_between, gamma
         Parameters of supervised Q-α (Def. 6).
     method, spectrum, criterion, init, n_init, max_iter, tol
@@ -85,6 +122,7 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
         *,
         k: int = 2,
         use_labels: bool = True,
+        reading: str = DEFAULT_READING,
         k_within: int = 2,
         k_between: int = 1,
         gamma: float = 0.5,
@@ -100,6 +138,7 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
         self.n_features_to_select = n_features_to_select
         self.k = k
         self.use_labels = use_labels
+        self.reading = reading
         self.k_within = k_within
         self.k_between = k_between
         self.gamma = gamma
@@ -116,16 +155,17 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
         """Run Q-α on ``X`` (samples × features); use ``y`` as class labels if given."""
         X = validate_data(self, X, ensure_min_samples=2, dtype=np.float64)
         n_select = n_to_select(self.n_features_to_select, X.shape[1])
+        _check_no_constant_columns(X)
         common = {
             "method": self.method, "init": self.init, "n_init": self.n_init,
             "max_iter": self.max_iter,
             "tol": self.tol, "random_state": self.random_state,
         }
-        labels = None if (y is None or not self.use_labels) else np.asarray(y)
-        if labels is not None and np.unique(labels).size >= 2:
+        labels = None if (y is None or not self.use_labels) else _check_y(y, X.shape[0])
+        if labels is not None:
             result = q_alpha_supervised(
-                X.T, labels, k_within=self.k_within, k_between=self.k_between,
-                gamma=self.gamma, **common,
+                X.T, labels, reading=self.reading, k_within=self.k_within,
+                k_between=self.k_between, gamma=self.gamma, **common,
             )
         else:
             k = min(self.k, X.shape[0] - 1)

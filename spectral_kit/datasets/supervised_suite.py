@@ -1,0 +1,207 @@
+"""Labelled problems on which a supervised feature selector is judged.
+
+Each generator returns a :class:`~spectral_kit.datasets.SyntheticData` ``(X, y, relevant)``
+(X samples × features; ``relevant`` marks the features whose values depend on the class).
+Together with Weston et al.'s linear and non-linear problems (the ones Wolf & Shashua 2005
+use in Sec. 6) they cover the settings a supervised selector meets:
+
+* :func:`make_mean_shift` -- the class moves the mean of a few features (2 or more classes);
+* :func:`make_label_and_clusters` -- a weak class signal beside a stronger cluster structure
+  that has nothing to do with the labels (the case where ignoring y picks the wrong features);
+* :func:`make_xor` -- the classes differ only in how the relevant features vary together; no
+  single feature's mean or spread depends on the class.
+
+:func:`supervised_suite` lists them under the names the reproduction
+``wolf-shashua-2005/supervised-suite`` uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..validation import as_generator, check_finite_scalar, check_int
+from .synthetic import SyntheticData, make_weston_linear, make_weston_nonlinear
+
+__all__ = [
+    "SUPERVISED_SUITE",
+    "make_label_and_clusters",
+    "make_mean_shift",
+    "make_xor",
+    "supervised_suite",
+]
+
+
+def _relevant_mask(n_features: int, n_relevant: int) -> np.ndarray:
+    mask = np.zeros(n_features, dtype=bool)
+    mask[:n_relevant] = True
+    return mask
+
+
+def _check_sizes(n_features: int, n_relevant: int) -> tuple[int, int]:
+    n_relevant = check_int(n_relevant, "n_relevant", low=1)
+    n_features = check_int(
+        n_features, "n_features", low=n_relevant + 1,
+        hint="n_features counts the relevant features too and must exceed n_relevant.",
+    )
+    return n_features, n_relevant
+
+
+def make_mean_shift(
+    n_classes: int = 2,
+    *,
+    n_per_class: int = 50,
+    n_features: int = 60,
+    n_relevant: int = 5,
+    shift: float = 1.5,
+    random_state: object = None,
+) -> SyntheticData:
+    """Classes that shift the mean of the first ``n_relevant`` features by ±``shift``.
+
+    Every feature is N(0, 1) noise; on a relevant feature each class adds ``+shift`` or
+    ``−shift``. With two classes class 0 gets −shift and class 1 +shift on every relevant
+    feature, so ``X = Z + shift·(2y − 1)`` on them, Z drawn first as one
+    ``(2·n_per_class) × n_features`` standard-normal block from ``random_state``. With more
+    classes each relevant feature splits the classes into two halves at random (half get
+    +shift, half −shift), so every relevant feature separates some classes and no single
+    feature separates all of them.
+
+    Parameters
+    ----------
+    n_classes : int
+        Number of classes (≥ 2); labels are 0, …, n_classes − 1, ``n_per_class`` each in order.
+    n_per_class : int
+        Samples per class.
+    n_features, n_relevant : int
+        Total and relevant features (the relevant ones come first).
+    shift : float
+        Size of the class offset, in units of the noise's standard deviation.
+    random_state : None, int or Generator
+    """
+    n_classes = check_int(n_classes, "n_classes", low=2)
+    n_per_class = check_int(n_per_class, "n_per_class", low=1)
+    n_features, n_relevant = _check_sizes(n_features, n_relevant)
+    shift = check_finite_scalar(shift, "shift", low=0.0)
+    rng = as_generator(random_state)
+    y = np.repeat(np.arange(n_classes), n_per_class)
+    X = rng.standard_normal((y.size, n_features))
+    if n_classes == 2:
+        signs = np.array([[-1.0], [1.0]]) * np.ones((1, n_relevant))
+    else:
+        half = np.where(np.arange(n_classes) < n_classes // 2, -1.0, 1.0)
+        signs = np.stack([rng.permutation(half) for _ in range(n_relevant)], axis=1)
+    X[:, :n_relevant] += shift * signs[y]
+    return SyntheticData(X, y, _relevant_mask(n_features, n_relevant))
+
+
+def make_label_and_clusters(
+    n_samples: int = 100,
+    *,
+    n_features: int = 60,
+    n_relevant: int = 5,
+    n_distractors: int = 5,
+    shift: float = 1.0,
+    cluster_shift: float = 2.5,
+    random_state: object = None,
+) -> SyntheticData:
+    """A weak class signal beside a stronger cluster structure that ignores the labels.
+
+    Two classes of equal probability. The first ``n_relevant`` features are N(0, 1) shifted by
+    ``±shift`` with the class; the next ``n_distractors`` are N(0, 1) shifted by
+    ``±cluster_shift`` with a second, independent two-group label that y never sees; the rest
+    are N(0, 1) noise. Only the first ``n_relevant`` features are relevant to y: a selector
+    that looks for the strongest clusters (unsupervised Q-α) finds the distractors.
+    """
+    n_samples = check_int(n_samples, "n_samples", low=4)
+    n_distractors = check_int(n_distractors, "n_distractors", low=0)
+    n_features, n_relevant = _check_sizes(n_features, n_relevant)
+    if n_relevant + n_distractors > n_features:
+        raise ValueError(
+            f"n_relevant + n_distractors = {n_relevant + n_distractors} exceeds n_features = "
+            f"{n_features}; raise n_features or lower the others."
+        )
+    shift = check_finite_scalar(shift, "shift", low=0.0)
+    cluster_shift = check_finite_scalar(cluster_shift, "cluster_shift", low=0.0)
+    rng = as_generator(random_state)
+    y = rng.permutation(np.arange(n_samples) % 2)
+    groups = rng.permutation(np.arange(n_samples) % 2)
+    X = rng.standard_normal((n_samples, n_features))
+    X[:, :n_relevant] += shift * (2 * y[:, None] - 1)
+    block = slice(n_relevant, n_relevant + n_distractors)
+    X[:, block] += cluster_shift * (2 * groups[:, None] - 1)
+    return SyntheticData(X, y, _relevant_mask(n_features, n_relevant))
+
+
+def make_xor(
+    n_samples: int = 100,
+    *,
+    n_features: int = 60,
+    n_relevant: int = 4,
+    separation: float = 2.0,
+    random_state: object = None,
+) -> SyntheticData:
+    """An XOR-like problem: the classes differ only in the sign pattern of the relevant features.
+
+    Each sample draws a class y ∈ {0, 1} and a sign s = ±1 with equal probability; its first
+    ``n_relevant`` features are ``s·separation·p_y + N(0, 1)`` with the patterns
+    ``p_0 = (1, 1, 1, 1, …)`` and ``p_1 = (1, −1, 1, −1, …)``. Every relevant feature has mean
+    0 and the same spread in both classes (no filter on one feature can see it); what differs
+    is their joint sign pattern (for two features, exactly XOR). The rest are N(0, 1) noise.
+    """
+    n_samples = check_int(n_samples, "n_samples", low=4)
+    n_features, n_relevant = _check_sizes(n_features, n_relevant)
+    if n_relevant < 2:
+        raise ValueError(f"n_relevant must be ≥ 2 for an XOR pattern; got {n_relevant}.")
+    separation = check_finite_scalar(separation, "separation", low=0.0)
+    rng = as_generator(random_state)
+    y = rng.permutation(np.arange(n_samples) % 2)
+    s = rng.choice(np.array([-1.0, 1.0]), size=n_samples)
+    patterns = np.stack([np.ones(n_relevant), np.where(np.arange(n_relevant) % 2, -1.0, 1.0)])
+    X = rng.standard_normal((n_samples, n_features))
+    X[:, :n_relevant] += separation * s[:, None] * patterns[y]
+    return SyntheticData(X, y, _relevant_mask(n_features, n_relevant))
+
+
+def _weston_linear(random_state: object) -> SyntheticData:
+    return make_weston_linear(100, random_state=random_state)
+
+
+def _weston_nonlinear(random_state: object) -> SyntheticData:
+    return make_weston_nonlinear(100, random_state=random_state)
+
+
+def _mean_shift_2(random_state: object) -> SyntheticData:
+    return make_mean_shift(2, random_state=random_state)
+
+
+def _mean_shift_4(random_state: object) -> SyntheticData:
+    return make_mean_shift(4, n_per_class=25, random_state=random_state)
+
+
+#: The suite: name → generator ``f(random_state) -> SyntheticData``.
+SUPERVISED_SUITE: dict[str, Callable[[object], SyntheticData]] = {
+    "mean shift, 2 classes": _mean_shift_2,
+    "mean shift, 4 classes": _mean_shift_4,
+    "Weston linear": _weston_linear,
+    "Weston non-linear": _weston_nonlinear,
+    "labels + stronger clusters": lambda rs: make_label_and_clusters(random_state=rs),
+    "XOR-like": lambda rs: make_xor(random_state=rs),
+}
+
+
+def supervised_suite(random_state: object = None) -> dict[str, SyntheticData]:
+    """One draw of every problem of the suite, each from its own seed.
+
+    With an int ``random_state`` the draws are reproducible: problem i uses the seed
+    ``(random_state, i)`` so that adding a problem does not change the others.
+    """
+    if random_state is None or isinstance(random_state, (int, np.integer)):
+        base = as_generator(random_state).integers(2**31) if random_state is None else int(
+            random_state)
+        return {
+            name: make(np.random.default_rng([base, i]))
+            for i, (name, make) in enumerate(SUPERVISED_SUITE.items())
+        }
+    rng = as_generator(random_state)
+    return {name: make(rng) for name, make in SUPERVISED_SUITE.items()}
