@@ -26,6 +26,7 @@ from .validation import (
     check_labels,
     check_nonconstant_rows,
     check_symmetric,
+    scale_exponent,
 )
 
 __all__ = [
@@ -144,7 +145,9 @@ def heat_kernel_affinity(
     """
     X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
     n = X.shape[0]
-    sq = cdist(X, X, "sqeuclidean")
+    # Distances of X·2^−e (exact) cannot overflow or underflow; a given t is rescaled alike.
+    e = scale_exponent(X)
+    sq = cdist(np.ldexp(X, -e), np.ldexp(X, -e), "sqeuclidean")
     np.fill_diagonal(sq, np.inf)
     if n_neighbors is None:
         edges = np.isfinite(sq)
@@ -163,15 +166,21 @@ def heat_kernel_affinity(
                 "is 0; remove duplicate samples or pass t > 0."
             )
     else:
-        t = check_finite_scalar(t, "t", low=0.0, low_inclusive=False)
+        t = np.ldexp(check_finite_scalar(t, "t", low=0.0, low_inclusive=False), -2 * e)
+        if t == 0 or not np.isfinite(t):
+            raise ValueError(f"t = {t!r} is out of range for data whose entries reach "
+                             f"2^{e}; pass t on the scale of the squared distances.")
     return np.where(edges, np.exp(-np.where(edges, sq, 0.0) / t), 0.0)
 
 
 def _graph(X: object, affinity: object, n_neighbors: int | None, t: float | None):
     X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
     check_nonconstant_rows(X.T, "X", what="feature", centered=True)
+    # Every score is a ratio in each feature: scale each column by a power of two (exact)
+    # so that its quadratic forms cannot over- or underflow.
+    raw, X = X, np.ldexp(X, -np.array([scale_exponent(col) for col in X.T]))
     if affinity is None:
-        S = heat_kernel_affinity(X, n_neighbors=n_neighbors, t=t)
+        S = heat_kernel_affinity(raw, n_neighbors=n_neighbors, t=t)
     else:
         S = check_array(affinity, "affinity")
         check_symmetric(S, "affinity")
@@ -185,8 +194,9 @@ def _graph(X: object, affinity: object, n_neighbors: int | None, t: float | None
     degrees = S.sum(axis=1)
     if (degrees <= 0).any():
         i = int(np.flatnonzero(degrees <= 0)[0])
+        source = "X" if affinity is None else "affinity"
         raise ValueError(
-            f"affinity: sample {i} has no similarity to any other sample (degree 0); the "
+            f"{source}: sample {i} has no similarity to any other sample (degree 0); the "
             "graph Laplacian scores need every sample connected. Pass a larger t or "
             "n_neighbors."
         )

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..validation import as_generator, check_finite_scalar, check_int
+from ..validation import as_generator, check_data_size, check_finite_scalar, check_int
 from .synthetic import SyntheticData, make_weston_linear, make_weston_nonlinear
 
 __all__ = [
@@ -83,6 +83,7 @@ def make_mean_shift(
     n_per_class = check_int(n_per_class, "n_per_class", low=1)
     n_features, n_relevant = _check_sizes(n_features, n_relevant)
     shift = check_finite_scalar(shift, "shift", low=0.0)
+    check_data_size(n_classes * n_per_class, n_features, "n_classes, n_per_class, n_features")
     rng = as_generator(random_state)
     y = np.repeat(np.arange(n_classes), n_per_class)
     X = rng.standard_normal((y.size, n_features))
@@ -123,6 +124,7 @@ def make_label_and_clusters(
         )
     shift = check_finite_scalar(shift, "shift", low=0.0)
     cluster_shift = check_finite_scalar(cluster_shift, "cluster_shift", low=0.0)
+    check_data_size(n_samples, n_features, "n_samples, n_features")
     rng = as_generator(random_state)
     y = rng.permutation(np.arange(n_samples) % 2)
     groups = rng.permutation(np.arange(n_samples) % 2)
@@ -154,6 +156,7 @@ def make_xor(
     if n_relevant < 2:
         raise ValueError(f"n_relevant must be ≥ 2 for an XOR pattern; got {n_relevant}.")
     separation = check_finite_scalar(separation, "separation", low=0.0)
+    check_data_size(n_samples, n_features, "n_samples, n_features")
     rng = as_generator(random_state)
     y = rng.permutation(np.arange(n_samples) % 2)
     s = rng.choice(np.array([-1.0, 1.0]), size=n_samples)
@@ -197,8 +200,8 @@ def supervised_suite(random_state: object = None) -> dict[str, SyntheticData]:
     ``(random_state, i)`` so that adding a problem does not change the others.
     """
     if random_state is None or isinstance(random_state, (int, np.integer)):
-        base = as_generator(random_state).integers(2**31) if random_state is None else int(
-            random_state)
+        base = as_generator(random_state).integers(2**31) if random_state is None else check_int(
+            random_state, "random_state", low=0, hint="(a seed is a non-negative integer)")
         return {
             name: make(np.random.default_rng([base, i]))
             for i, (name, make) in enumerate(SUPERVISED_SUITE.items())
