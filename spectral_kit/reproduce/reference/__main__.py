@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.readme_only:
         regenerate(args.only)
-    if args.readme.exists():
+    if args.readme.is_file():
         changed = update_readme(args.readme)
         print(("rewrote" if changed else "unchanged:") + f" {args.readme}")
     print(readme_counts())
