@@ -74,28 +74,28 @@ LEVEL = 0.95
 
 VERDICT_RULES = (
     "**Verdicts.** *Published* is the value printed in the paper, with its place (table, "
-    "figure, section or equation); a value read off a curve says \"read from Fig. N\" and "
-    "its reading error is part of the tolerance. *Ours* is a mean (or median, or rate) over "
-    "the draws named in the settings, with its 95 % confidence interval in brackets when it "
-    "rests on random draws (Student t for means, order statistics for medians, Wilson for "
-    "rates); a deterministic number has no interval. Each comparison states its tolerance "
-    "band around the published value (absolute and/or relative, wider for a value printed "
-    "to few digits or read off a figure; a printed range such as \"around 5–10\" is a band "
-    "with two sides; a printed bound such as \"at least 90 %\" is a band with one side) "
-    "and a wider *close* band. "
-    "**reproduced**: the whole interval lies inside the tolerance band. "
-    "**close**: the whole interval lies inside the close band, but not inside the "
-    "tolerance band. **differs**: the whole interval lies outside the close band -- "
-    "including where the printed value or formula is itself wrong; the note then gives "
-    "the corrected value and the evidence. **inconclusive**: the interval straddles a "
-    "band's edge, so more draws are needed to decide. A qualitative claim (\"A beats B\") "
-    "is **reproduced** only when the 95 % interval of the difference over repeats lies "
-    "wholly on the claimed side (the difference exceeds about two standard errors), "
+    'figure, section or equation); a value read off a curve says "read from Fig. N" and its '
+    "reading error is part of the tolerance. *Ours* is a mean (or median, or rate) over the "
+    "draws named in the settings, with its 95 % confidence interval in brackets when it rests"
+    " on random draws (Student t for means, order statistics for medians, Wilson for rates, "
+    "bootstrap redraws for an arg-min; for the outcome of a randomized algorithm run on a few"
+    " seeds, the range over the seeds); a deterministic number has no interval. Each "
+    "comparison states its tolerance band around the published value (absolute and/or "
+    "relative, wider for a value printed to few digits or read off a figure; a printed range "
+    'such as "around 5–10" is a band with two sides; a printed bound such as "at least 90 %" '
+    "is a band with one side) and a wider *close* band. **reproduced**: the whole interval "
+    "lies inside the tolerance band. **close**: the whole interval lies inside the close "
+    "band, but not inside the tolerance band. **differs**: the whole interval lies outside "
+    "the close band -- including where the printed value or formula is itself wrong; the note"
+    " then gives the corrected value and the evidence. **inconclusive**: the interval "
+    'straddles a band\'s edge, so more draws are needed to decide. A qualitative claim ("A '
+    'beats B") is **reproduced** only when the 95 % interval of the difference over repeats '
+    "lies wholly on the claimed side (the difference exceeds about two standard errors), "
     "**differs** when it lies wholly on the other side, and is **inconclusive** otherwise. "
-    "**not published**: the paper prints no number or claim for this quantity. "
-    "**provisional (quick)**: the row came from `--quick`, which draws fewer repeats than "
-    "the full run; its leaning is shown, and only the full run (without `--quick`) gives "
-    "the verdict. A row the quick run computes exactly as the full run does keeps its verdict."
+    "**not published**: the paper prints no number or claim for this quantity. **provisional "
+    "(quick)**: the row came from `--quick`, which draws fewer repeats than the full run; its"
+    " leaning is shown, and only the full run (without `--quick`) gives the verdict. A row "
+    "the quick run computes exactly as the full run does keeps its verdict."
 )
 
 
