@@ -506,7 +506,9 @@ def pairwise_side_information(*, quick: bool = False, random_state: int = 0):
                 "the positivity and sparsity properties in our experiments' (its data are not "
                 "described), read as a rate whose Wilson interval lies above 0.85. Kit's "
                 "choice of data: two structures, 20 pairs of different target clusters in "
-                "the same nuisance cluster")
+                "the same nuisance cluster. With centred rows the penalty (xᵀy)² also "
+                "punishes the negative inner products of points of different target clusters "
+                "on the target features, so α loses positivity before it moves there")
         for i, lam in enumerate(lams)
     ]
     return comparisons, {"lam": np.array(lams), "positive": positive, "target_share": share}, {
