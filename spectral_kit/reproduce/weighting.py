@@ -264,21 +264,21 @@ def fig2_weights(*, quick: bool = False, random_state: int = 0):
             compare_claim(
                 f"Algo. 1 sharper than Algo. 2 ({label}): log of the ratio of the two ratios",
                 np.log(per["Algo. 1"]) - np.log(per["Algo. 2"]), "> 0",
-                source="Sec. 3.2, text; Fig. 2 caption",
+                source="Sec. 3.1, text; Fig. 2 caption",
                 note="'The results of Algo. 2 are less sharp than those of Algo. 1'; median "
                      f"ratio of ratios {np.median(per['Algo. 1'] / per['Algo. 2']):.2f}. "
                      + setup,
             ),
             compare_claim(
                 f"Algo. 2 detects the relevant variables ({label}): log of its ratio",
-                np.log(per["Algo. 2"]), "> 0", source="Sec. 3.2, text",
+                np.log(per["Algo. 2"]), "> 0", source="Sec. 3.1, text",
                 note="'Algo. 2 successfully detects the relevant variables'. " + setup,
             ),
             compare(
                 f"first PC uninformative ({label}): median relevant ÷ irrelevant weight",
                 med["first PC"], 1.0, rtol=0.25, close_rtol=0.5,
                 ci=median_ci(per["first PC"]), n=per["first PC"].size,
-                source="Sec. 3.2, text; Fig. 2 caption",
+                source="Sec. 3.1, text; Fig. 2 caption",
                 note="'the assignment of weights by taking the first PCA of the data is "
                      "uninformative': a ratio within 25 % of 1 counts as reproduced. " + setup,
             ),
@@ -589,7 +589,7 @@ def table1_digits(*, quick: bool = False, random_state: int = 0):
         ar = TABLE1_PUBLISHED["AR"][ours_a][0] - TABLE1_PUBLISHED["AR"][ours_b][0]
         comparisons.append(compare_claim(
             f"{what}: gain in points", rates_at_best[ours_a] - rates_at_best[ours_b], "> 0",
-            source="Table 1; Sec. 4, text",
+            source="Table 1; Sec. 6, text",
             note=f"Faces: Yale {yale:+.1f}, AR {ar:+.1f} points. Paired differences over "
                  "splits. The equal-weights rows below separate the weights from the "
                  "normalisation of the features, which is what costs accuracy here: 8 × 8 "
@@ -608,7 +608,7 @@ def table1_digits(*, quick: bool = False, random_state: int = 0):
     ])
     comparisons.append(compare_claim(
         "Algo. 2 weights larger (≥ 4 px) over smallest (2 px) wavelets: log of the ratio of "
-        "mean weights", np.log(size_ratio), "> 0", source="Sec. 4, text; Fig. 3",
+        "mean weights", np.log(size_ratio), "> 0", source="Sec. 6, text; Fig. 3",
         note="'The algorithm tends to choose large/medium sized wavelets'; mean α per "
              "wavelet size over the splits: "
              + ", ".join(f"{z} px {w:.3f}" for z, w in weight_by_size.items()) + ". "
