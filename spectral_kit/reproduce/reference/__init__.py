@@ -1,7 +1,10 @@
 """Stored full-mode results of every reproduction, for instant display and for checks.
 
-The full runs draw enough repeats to decide their verdicts, and take long: the whole set is
-about an hour and a half on one core (the slowest keys 10–25 minutes each). Their tables are
+The full runs draw enough repeats to decide their verdicts, and take long: the whole set took
+about an hour and a half of wall time on a shared two-core machine, the slowest keys being
+sparse LDA's Fig. 1 Monte Carlo (about 33 minutes), Ionosphere with ESLDA at every k (18),
+the UCI side-information table (8) and the positivity sweep (6); each stored file records its
+own run time. Their tables are
 stored here, one JSON file per reproduction under ``full/``, so that notebooks can show them
 at once (:func:`show`), quick runs can be checked against them, and the README's verdict
 count is generated from them (:func:`update_readme`).

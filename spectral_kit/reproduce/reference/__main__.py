@@ -2,8 +2,9 @@
 
     python -m spectral_kit.reproduce.reference [--only KEY ...] [--readme README.md]
 
-Full mode takes about an hour and a half on one core for all reproductions (the slowest
-keys 10–25 minutes each); ``--only`` reruns some of them (a key or a prefix such as
+Full mode takes about an hour and a half for all reproductions on a shared two-core machine
+(sparse LDA's Fig. 1 about 33 minutes, Ionosphere 18, the UCI table 8, every other key a few
+minutes or less); ``--only`` reruns some of them (a key or a prefix such as
 ``wolf-bileschi-2005``). ``--readme-only`` rewrites the README line from what is stored.
 """
 
