@@ -248,8 +248,8 @@ def sbs_uci(*, quick: bool = False, random_state: int = 0):
 
 SEEDS_RULE = (
     "the bootstrap intervals are random (Sec. 4.1), so the verdict uses the range over the "
-    "seeds: reproduced when every seed gives the published outcome, differs when none comes "
-    "within the close band, inconclusive when the seeds disagree"
+    "seeds: reproduced when every seed gives the published count, close when every seed is "
+    "within 25 % of it, differs when none is, inconclusive when the seeds straddle that edge"
 )
 
 
@@ -269,6 +269,7 @@ def _over_seeds(quantity: str, results: list[SbSResult], published: int,
 
 def _stable_k_row(quantity: str, results: list[SbSResult], ks_pub: tuple[int, ...],
                   k_pub: int, note: str) -> Comparison:
+    # Reproduced when every seed gives the published outcome, differs when none does.
     same = [r.found and r.stable_ks == ks_pub and r.k == k_pub for r in results]
     verdict = "reproduced" if all(same) else "differs" if not any(same) else "inconclusive"
     head = results[0]
