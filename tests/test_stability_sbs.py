@@ -329,7 +329,7 @@ def test_uci_reproduction_quick(real_data):
     from spectral_kit.reproduce.stability import sbs_uci
 
     rep = sbs_uci(quick=True)
-    verdicts = {c.quantity: c.verdict for c in rep.comparisons}
+    verdicts = {c.quantity: c.leaning or c.verdict for c in rep.comparisons}  # quick: leaning
     assert verdicts["segmentation SbS-LSI a ≥ 45%: features removed"] == "reproduced"
     assert verdicts["segmentation SbS-LSI a ≥ 45%: stable k (chosen k)"] == "reproduced"
     assert verdicts["ionosphere SbS-LSI a ≥ 33%: stable k (chosen k)"] == "reproduced"

@@ -217,13 +217,13 @@ def test_quick_reproductions():
         "wolf-bileschi-2005/wishart",
     ]
     wishart = REGISTRY["wolf-bileschi-2005/wishart"].func(quick=True)
-    verdicts = {c.quantity: c.verdict for c in wishart.comparisons}
-    edge = [v for q, v in verdicts.items() if q.startswith("mean top eigenvalue of A₂")]
-    printed = [v for q, v in verdicts.items() if q.startswith("same, against the printed")]
-    assert edge == ["reproduced", "reproduced"] and printed == ["differs", "differs"]
+    # Quick verdicts are provisional; their leaning shows what the quick draws say.
+    printed = [c.leaning for c in wishart.comparisons
+               if c.quantity.startswith(("mean top eigenvalue of A₂", "mean of v₁ᵀA₂v₁"))]
+    assert printed == ["differs"] * 4  # the printed formulas are off by n₂/q and 1/q
     fig2 = REGISTRY["wolf-bileschi-2005/fig2"].func(quick=True)
     sharper = [c for c in fig2.comparisons if c.quantity.startswith("Algo. 1 sharper")]
-    assert sharper[0].verdict == "reproduced"
+    assert sharper[0].leaning == "reproduced"
     for key in ("wolf-bileschi-2005/fig1", "wolf-bileschi-2005/table1"):
         rep = REGISTRY[key].func(quick=True)
         assert rep.comparisons and rep.settings["quick"]

@@ -9,10 +9,30 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from ._core import PAPERS, REGISTRY, Comparison, Reproduction, compare, reproduction
+from ._core import (
+    PAPERS,
+    REGISTRY,
+    VERDICT_RULES,
+    VERDICTS,
+    Comparison,
+    Reproduction,
+    compare,
+    compare_claim,
+    mean_ci,
+    median_ci,
+    proportion_ci,
+    reproduction,
+    verdict_counts,
+)
 
-__all__ = ["PAPERS", "REGISTRY", "Comparison", "Reproduction", "compare", "reproduction"]
+__all__ = [
+    "PAPERS", "REGISTRY", "VERDICTS", "VERDICT_RULES", "Comparison", "Reproduction", "compare",
+    "compare_claim", "load_reference", "mean_ci", "median_ci", "proportion_ci", "reproduction",
+    "show", "verdict_counts",
+]
 
 for _info in pkgutil.iter_modules(__path__):
     if not _info.name.startswith("_"):
         importlib.import_module(f"{__name__}.{_info.name}")
+
+from .reference import load_reference, show  # noqa: E402 - after the modules register

@@ -37,7 +37,7 @@ from ..qalpha.pairwise import q_alpha_pairwise
 from ..qalpha.side import SideInformationProblem, q_alpha_side
 from ..topography import topographic_map
 from ..validation import as_generator
-from ._core import compare, reproduction
+from ._core import compare, proportion_ci, reproduction
 
 __all__ = [
     "PUBLISHED_UCI",
@@ -141,16 +141,23 @@ def hidden_sessions(*, quick: bool = False, random_state: int = 0):
         data[label] = rates
         comparisons.append(compare(
             f"plain Q-α success rate, max over λ ({label})",
-            float(rates["plain Q-α"].max()), 0.0, atol=0.0, rtol=0.0,
-            note="paper: 'constantly zero'",
+            float(rates["plain Q-α"].max()), 0.0, atol=0.0, rtol=0.0, close_rtol=0.0,
+            n=runs * len(lams), source="Sec. 6, text; Fig. 6b caption",
+            note="'The success rate for the original Q-α algorithm on the unprocessed "
+                 "measurements was constantly zero': a single success is a difference, so "
+                 f"the rule is exact (no interval); {runs} runs per λ. "
+                 + ("Kit's reading: positive cluster means, as described."
+                    if not center else "The paper does not say whether the clean "
+                    "measurements were centred; this row centres them."),
         ))
         for name in ("kernel Q-α", "squared data, Q-α"):
             curve = ", ".join(f"{v:.2f}" for v in rates[name])
+            successes = round(float(rates[name][0]) * runs)
             comparisons.append(compare(
                 f"{name} success rate at λ = {lams[0]:g} ({label})",
-                float(rates[name][0]), None,
+                float(rates[name][0]), None, ci=proportion_ci(successes, runs), n=runs,
                 note=f"rates over λ = {', '.join(f'{v:g}' for v in lams)}: {curve}; the "
-                "paper shows the curve only as a figure",
+                "paper shows the curve only as a figure (Fig. 6b); Wilson interval",
             ))
         kernel_better = float(np.mean(rates["kernel Q-α"] >= rates["squared data, Q-α"]))
         comparisons.append(compare(
@@ -259,9 +266,16 @@ def uci_side_information(
                     labels = kmeans.fit(projected[:, :d]).labels_
                     pca_scores[d].append(balanced_pair_accuracy(ym, labels))
     out: dict[str, object] = {m: float(np.mean(v)) for m, v in scores.items()}
+    # Scores are appended class by class, run by run: the mean over classes per run.
+    out["per_run"] = {m: np.asarray(v).reshape(classes.size, runs).mean(axis=0)
+                      for m, v in scores.items()}
     means = {d: float(np.mean(v)) for d, v in pca_scores.items() if v}
     best = max(means, key=means.get)
     out["pca"], out["pca_dim"], out["pca_by_dim"] = means[best], best, means
+    best_scores = np.asarray(pca_scores[best])
+    # Every class has d = best unless a class's main data has fewer components.
+    out["per_run"]["pca"] = (best_scores.reshape(classes.size, runs).mean(axis=0)
+                             if best_scores.size == classes.size * runs else best_scores)
     out["alpha_si"] = alpha_si
     return out
 
@@ -293,18 +307,31 @@ def uci_table(*, quick: bool = False, random_state: int = 0):
         res = uci_side_information(X, y, runs=runs, random_state=random_state,
                                    pca_dims=None if not quick else (1, 2, 3, X.shape[1]))
         data[name] = res
-        tight = {"rtol": 0.02, "close_rtol": 0.06}
+        per = res["per_run"]
+        tight = {"rtol": 0.02, "close_rtol": 0.06, "source": "Sec. 6, table"}
+        score = ("Kit's choice of score: Xing et al.'s pairwise accuracy, balanced between "
+                 "same- and different-class pairs (the paper: 'similarly to [20]'); it "
+                 "reproduces the raw column, the matched-label accuracy does not. ")
+        data_note = ("Kit's choice: the 210-sample training file. " if name == "segmentation"
+                     else "")
         comparisons += [
-            compare(f"{name}: raw k-means, balanced pair accuracy", res["raw"], pub["raw"],
-                    note="the score of the table (Xing et al. 2002)", **tight),
-            compare(f"{name}: raw k-means, matched-label accuracy", res["raw_matched"],
-                    pub["raw"], note="not the table's score", **tight),
-            compare(f"{name}: PCA, best d = {res['pca_dim']}", res["pca"], pub["pca"],
-                    **tight),
-            compare(f"{name}: Q-α-SI (√α weights)", res["qalpha_si"], pub["qalpha_si"],
-                    **tight),
-            compare(f"{name}: Q-α without side data", res["qalpha"], None),
-            compare(f"{name}: standardized features, no weights", res["standardized"], None),
+            compare(f"{name}: raw k-means, balanced pair accuracy", None, pub["raw"],
+                    samples=per["raw"], note=score + data_note, **tight),
+            compare(f"{name}: raw k-means, matched-label accuracy", None,
+                    pub["raw"], samples=per["raw_matched"],
+                    note="the usual clustering accuracy, shown to check which score the "
+                         "table uses", **tight),
+            compare(f"{name}: PCA, best d", None, pub["pca"], samples=per["pca"],
+                    note=f"d = {res['pca_dim']}, chosen, as in the paper, by the best mean "
+                         "score over the same runs (optimistic, for PCA only)", **tight),
+            compare(f"{name}: Q-α-SI (√α weights)", None, pub["qalpha_si"],
+                    samples=per["qalpha_si"],
+                    note="Kit's choices: features standardized and scaled by √α (negative α "
+                         "set to 0) before k-means; side-data variances in units of the main "
+                         "data's (D_ii = var(w_i)/var(m_i)). " + score, **tight),
+            compare(f"{name}: Q-α without side data", None, None, samples=per["qalpha"]),
+            compare(f"{name}: standardized features, no weights", None, None,
+                    samples=per["standardized"]),
         ]
         published_gain = pub["qalpha_si"] - pub["raw"]
         comparisons.append(compare(
@@ -354,16 +381,23 @@ def topography(*, quick: bool = False, random_state: int = 0):
         rel.append([r[rnd][m].mean() for rnd in range(2)
                     for m in (data.first, data.second, data.hybrid, data.irrelevant)])
     rel_mean = np.mean(rel, axis=0)
+    always = ("The paper shows one example; 'as in Fig. 2b' is read as a rate whose Wilson "
+              "interval lies above 0.85 (with 30 draws, 30 of 30 gives [0.89, 1]).")
     comparisons = [
         compare("draws where the two rounds find the two different solution sets",
-                float(np.mean(separated[1.0])), 1.0, rtol=0.0, atol=0.05,
+                float(np.mean(separated[1.0])), 1.0, rtol=0.0, atol=0.15, close_rtol=0.0,
+                ci=proportion_ci(int(np.sum(separated[1.0])), draws), n=draws,
+                source="Sec. 4, text; Fig. 2b",
                 note="a round finds a set when each of its features is more relevant than "
                 "every feature of the other set; with a 2× margin: "
                 f"{np.mean(separated[2.0]):.2f}. Fig. 2b: horizontal axis ↔ {{1,2,3}}, "
-                "vertical ↔ {A,B,C}"),
+                "vertical ↔ {A,B,C}. " + always),
         compare("draws where 1A, 2B, 3C are among the 6 most relevant in both rounds",
-                float(np.mean(hybrids_high)), 1.0, rtol=0.0, atol=0.05,
-                note="Fig. 2b: hybrids have 'equal (high) relevancy in both sets'"),
+                float(np.mean(hybrids_high)), 1.0, rtol=0.0, atol=0.15, close_rtol=0.0,
+                ci=proportion_ci(int(np.sum(hybrids_high)), draws), n=draws,
+                source="Sec. 4, text; Fig. 2b",
+                note="'the hybrid features 1A,2B,3C ... have equal (high) relevancy in both "
+                "sets'. " + always),
         compare("mean relevance of the hybrids, round 1 / round 2",
                 f"{rel_mean[2]:.2f} / {rel_mean[6]:.2f}", None,
                 note=f"irrelevant features: {rel_mean[3]:.3f} / {rel_mean[7]:.3f}; relevance "
@@ -412,9 +446,11 @@ def side_information_synthetic(*, quick: bool = False, random_state: int = 0):
     share = {label: np.mean(rows, axis=0) for label, rows in shares.items()}
     comparisons = [
         compare("draws where plain Q-α puts > 80% of α on the nuisance features",
-                float(np.mean(plain_nuisance)), None),
+                float(np.mean(plain_nuisance)), None,
+                ci=proportion_ci(int(np.sum(plain_nuisance)), draws), n=draws),
         compare("draws where Q-α-SI (λ = 0.1) puts > 80% of α on the target features",
-                float(np.mean(side_target)), None),
+                float(np.mean(side_target)), None,
+                ci=proportion_ci(int(np.sum(side_target)), draws), n=draws),
     ] + [
         compare(f"mean target share of α over increasing λ, {label}",
                 ", ".join(f"λ={lam:g}: {v:.2f}" for lam, v in zip(lams, values)), None,
@@ -463,9 +499,16 @@ def pairwise_side_information(*, quick: bool = False, random_state: int = 0):
             share[d, i] = _share(res.alpha, data.target)
     comparisons = [
         compare(f"fraction of draws with α > 0, λ = {lam:g}", float(positive[:, i].mean()), 1.0,
-                rtol=0.0, atol=0.05,
-                note=f"mean target share of α: {share[:, i].mean():.2f}; paper: α keeps its "
-                "positivity 'in our experiments'")
+                rtol=0.0, atol=0.15, close_rtol=0.0,
+                ci=proportion_ci(int(positive[:, i].sum()), draws), n=draws,
+                source="Sec. 5, text",
+                note=f"mean target share of α: {share[:, i].mean():.2f}; paper: 'α maintains "
+                "the positivity and sparsity properties in our experiments' (its data are not "
+                "described), read as a rate whose Wilson interval lies above 0.85. Kit's "
+                "choice of data: two structures, 20 pairs of different target clusters in "
+                "the same nuisance cluster. With centred rows the penalty (xᵀy)² also "
+                "punishes the negative inner products of points of different target clusters "
+                "on the target features, so α loses positivity before it moves there")
         for i, lam in enumerate(lams)
     ]
     return comparisons, {"lam": np.array(lams), "positive": positive, "target_share": share}, {

@@ -1,7 +1,10 @@
 """Moghaddam, Weiss & Avidan (2006), Generalized spectral bounds for sparse LDA: Figs. 1–4.
 
 The figures themselves are not part of the text the kit works from, so every published
-number here is one the paper states in words (Sec. 3); each comparison's note quotes it.
+number here is one the paper states in words (Secs. 3–4), with its place in the source
+column and its words in the note. Means over repeats carry their 95 % interval; the
+qualitative claims ("GSLDA out-performs ST") are decided on the paired differences over
+repeats (CV repetitions, random pairs, or left-out samples) by :func:`compare_claim`.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from ..sparse_lda.branch_bound import eslda_pair, single_threaded_blas
 from ..sparse_lda.greedy import gslda_pair
 from ..sparse_lda.thresholding import threshold_loadings
 from ..validation import as_generator
-from ._core import compare, reproduction
+from ._core import compare, compare_claim, reproduction
 
 __all__ = [
     "eslda_exactness",
@@ -56,27 +59,48 @@ def fig1_monte_carlo(
     n = 16
     per_setting = n_pairs if n_pairs is not None else (10 if quick else 1000)
     rng = as_generator(random_state)
+    boot = np.random.default_rng(int(rng.integers(2**31)))
     comparisons, data = [], {"ks": np.arange(1, n + 1), "settings": []}
+    generator = (
+        "The paper gives no formula for its 'Brownian processes of various degrees of "
+        "smoothness'; the kit's pairs (fractional Brownian motion, Hurst H) are one reading, "
+        f"{per_setting} pairs per setting against the paper's 50,000."
+    )
     for kind in PAIR_KINDS:
         for H in SMOOTHNESS:
             batch = monte_carlo_batch(n, per_setting, smoothness=H, kind=kind, random_state=rng)
-            g, st = batch.mean_ratio("GSLDA"), batch.mean_ratio("ST")
+            ratio_g, ratio_st = batch.ratio("GSLDA"), batch.ratio("ST")
+            g, st = ratio_g.mean(axis=0), ratio_st.mean(axis=0)
+            worst = int(np.argmin(g))
+            # Where the worst k falls when the pairs are redrawn (bootstrap over pairs).
+            draws = boot.integers(0, batch.n_pairs, size=(200, batch.n_pairs))
+            worst_boot = np.array([np.argmin(ratio_g[d].mean(axis=0)) + 1 for d in draws])
+            k_lo, k_hi = np.quantile(worst_boot, [0.025, 0.975], method="inverted_cdf")
             label = f"{kind.replace('_', '-')} A, H = {H}"
             comparisons.append(compare(
-                f"GSLDA: lowest mean optimality ratio over k ({label})", float(g.min()), 0.90,
-                at_least=True, rtol=0.0, close_rtol=0.05,
-                note="Sec. 3.1: GSLDA captures 'at least 90% of the maximum LDA score across "
-                     "all cardinalities' (text).",
+                f"GSLDA: lowest mean optimality ratio over k ({label})", None, 0.90,
+                at_least=True, rtol=0.0, close_rtol=0.05, samples=ratio_g[:, worst],
+                source="Sec. 3.1, text",
+                note="'GSLDA is seen to capture at least 90% of the maximum LDA score across "
+                     f"all cardinalities'; interval over pairs at the worst k = {worst + 1}. "
+                     + generator,
             ))
             comparisons.append(compare(
-                f"GSLDA: k of the lowest mean ratio ({label})", int(np.argmin(g) + 1), n / 2,
-                rtol=0.0, atol=2.0,
-                note="Sec. 3.1: 'its poorest performance ... occurs at half-sparsity (k = n/2)';"
-                     " within ±2 counts as reproduced.",
+                f"GSLDA: k of the lowest mean ratio ({label})", worst + 1, n // 2,
+                rtol=0.0, atol=2.0, close_rtol=0.25, ci=(float(k_lo), float(k_hi)),
+                source="Sec. 3.1, text",
+                note="'its poorest performance ... occurs at half-sparsity (k = n/2)'; within "
+                     "±2 counts as reproduced; interval: 95 % of 200 bootstrap redraws of the "
+                     "pairs. " + generator,
             ))
-            comparisons.append(compare(
-                f"ST: lowest mean optimality ratio over k ({label})", float(st.min()), None,
-                note="Fig. 1b shows ST below GSLDA; the text gives no number.",
+            st_worst = int(np.argmin(st))
+            comparisons.append(compare_claim(
+                f"GSLDA − ST optimality ratio at ST's worst k ({label})",
+                ratio_g[:, st_worst] - ratio_st[:, st_worst], "> 0",
+                source="Sec. 4, text; Fig. 1b",
+                note="'GSLDA consistently out-performed continuous algorithms like simple "
+                     f"thresholding (ST)'; ST's lowest mean ratio {st.min():.3f} at k = "
+                     f"{st_worst + 1}; paired differences over pairs.",
             ))
             data["settings"].append({
                 "kind": kind, "smoothness": H, "n_pairs": batch.n_pairs,
@@ -113,9 +137,11 @@ def eslda_exactness(
         nodes.append(batch.nodes[0])
     agree_arr = np.array(agree)
     comparisons = [compare(
-        f"pairs where ESLDA equals exhaustive search at every k (of {total})",
-        int(agree_arr.sum()), total, rtol=0.0,
-        note="ESLDA 'is guaranteed to terminate with the optimal discriminant' (Sec. 2.3).",
+        "share of random pairs where ESLDA equals exhaustive search at every k",
+        float(agree_arr.mean()), 1.0, rtol=0.0, close_rtol=0.0, source="Sec. 2.3, text",
+        note=f"{int(agree_arr.sum())} of {total} pairs; ESLDA 'is guaranteed to terminate "
+             "with the optimal discriminant': a single failure is a difference, so the "
+             "rule is exact agreement (no interval).",
     )]
     data = {"agrees": agree_arr, "nodes": np.array(nodes)}
     return comparisons, data, {"n": 16, "pairs": total, "rtol": 1e-9}
@@ -167,8 +193,20 @@ def _cv_error_curves(
     return {m: np.array(v) for m, v in errors.items()}
 
 
-def _at(ks: np.ndarray, curve: np.ndarray, k: int) -> float:
-    return float(curve[int(np.flatnonzero(ks == k)[0])])
+def _at(ks: np.ndarray, curve: np.ndarray, k: int) -> np.ndarray:
+    """The values at cardinality k (the last axis indexes ``ks``)."""
+    return curve[..., int(np.flatnonzero(ks == k)[0])]
+
+
+def _per_repeat(curves: dict[str, np.ndarray], repeats: int) -> dict[str, np.ndarray]:
+    """Error per CV repetition (mean over its folds): the independent draws of a CV study."""
+    return {m: v.reshape(repeats, -1, v.shape[-1]).mean(axis=1) for m, v in curves.items()}
+
+
+CV_CLASSIFIER = (
+    "Kit's choice: the error is that of Gaussian LDA on the selected support (shared "
+    "covariance of the training folds, B + εI); the paper does not name its classifier."
+)
 
 
 @reproduction(
@@ -184,28 +222,38 @@ def fig2_sonar(*, quick: bool = False, random_state: int = 0) -> tuple[list, dic
     rng = as_generator(random_state)
     curves = _cv_error_curves(X, y, ("ST", "Pearson", "GSLDA"), ks, repeats, 5, rng)
     mean = {m: v.mean(axis=0) for m, v in curves.items()}
-    g30 = _at(ks, mean["GSLDA"], 30)
+    rep = _per_repeat(curves, repeats)
+    g30 = _at(ks, rep["GSLDA"], 30)
     comparisons = [
         compare(
-            "GSLDA test error at k = 30", g30, 0.09, rtol=0.25,
-            note="Sec. 3.2: 'The half-sparsity test error of GSLDA (9% at k = 30)' (text). "
-                 "Ours: LDA on the selected bands, the shared covariance of the training folds.",
+            "GSLDA test error at k = 30", None, 0.09, rtol=0.0, atol=0.01, close_rtol=0.25,
+            samples=g30, source="Sec. 3.2, text",
+            note="'The half-sparsity test error of GSLDA (9% at k = 30)'; printed to a whole "
+                 "percent, so ±1 point is reproduced and ±(1 + 2.25) points close; interval "
+                 f"over {repeats} CV repetitions. With all 60 bands our LDA errs "
+                 f"{_at(ks, mean['GSLDA'], 60):.3f} (notebook 03 checks it against scikit-learn's "
+                 "LinearDiscriminantAnalysis): the 9 % is out of reach of a linear "
+                 "discriminant under this protocol. " + CV_CLASSIFIER,
+        ),
+        compare_claim(
+            "ST error − GSLDA error at k = 30", _at(ks, rep["ST"], 30) - g30,
+            "> 0", source="Sec. 3.2, text; Fig. 2",
+            note="ST and P-corr lose accuracy 'as soon as we discard more than just a few "
+                 "variables' while GSLDA keeps it; paired differences over CV repetitions.",
+        ),
+        compare_claim(
+            "Pearson error − GSLDA error at k = 30", _at(ks, rep["Pearson"], 30) - g30,
+            "> 0", source="Sec. 3.2, text; Fig. 2",
+            note="As above, for correlation ranking; the quick run's 3 repetitions can lean "
+                 "the other way from the full run's 100.",
         ),
         compare(
-            "ST error − GSLDA error at k = 30", _at(ks, mean["ST"], 30) - g30, 0.0,
-            at_least=True,
-            note="Fig. 2 / Sec. 3.2: ST and P-corr lose accuracy 'as soon as we discard more "
-                 "than just a few variables' while GSLDA keeps it (qualitative: difference > 0).",
-        ),
-        compare(
-            "Pearson error − GSLDA error at k = 30", _at(ks, mean["Pearson"], 30) - g30, 0.0,
-            at_least=True, note="As above, for correlation ranking.",
-        ),
-        compare(
-            "GSLDA error at k = 30 − error with all 60 bands",
-            g30 - _at(ks, mean["GSLDA"], 60), 0.0, atol=0.01,
-            note="'GSLDA maintains essentially the same level of performance with only half the "
-                 "number of features' (within 1 point counts as reproduced).",
+            "GSLDA error at k = 30 − error with all 60 bands", None, 0.0, rtol=0.0,
+            atol=0.01, close_rtol=0.0, samples=g30 - _at(ks, rep["GSLDA"], 60),
+            source="Sec. 3.2, text",
+            note="'GSLDA maintains essentially the same level of performance with only half "
+                 "the number of features'; within ±1 point counts as reproduced (paired "
+                 "differences over CV repetitions).",
         ),
     ]
     out = {"ks": ks, "mean": mean, "std": {m: v.std(axis=0) for m, v in curves.items()},
@@ -232,23 +280,38 @@ def fig3_ionosphere(*, quick: bool = False, random_state: int = 0) -> tuple[list
     rng = as_generator(random_state)
     curves = _cv_error_curves(X, y, ("ST", "Pearson", "GSLDA", "ESLDA"), ks, repeats, 5, rng)
     mean = {m: v.mean(axis=0) for m, v in curves.items()}
-    e16 = _at(ks, mean["ESLDA"], 16)
+    rep = _per_repeat(curves, repeats)
+    e16 = _at(ks, rep["ESLDA"], 16)
     half = ks <= n // 2
+    setup = (
+        f"Kit's choices: {n} variables (UCI's 34 attributes without the constant second "
+        "one; the paper says n = 36), "
+        f"{repeats} CV repetitions (the paper does not say how many). " + CV_CLASSIFIER
+    )
     comparisons = [
         compare(
-            "ESLDA test error at k = 16", e16, 0.11, rtol=0.25,
-            note="Sec. 3.2: 'The error rate at half-sparsity (≈ 11% at k = 16)' (text).",
+            "ESLDA test error at k = 16", None if repeats > 1 else float(e16[0]), 0.11,
+            rtol=0.0, atol=0.01, close_rtol=0.3, samples=e16 if repeats > 1 else None,
+            source="Sec. 3.2, text",
+            note="'The error rate at half-sparsity (≈ 11% at k = 16)'; ±1 point is "
+                 "reproduced, ±(1 + 3.3) points close. " + setup,
         ),
         compare(
-            "ST error − ESLDA error at k = 16", _at(ks, mean["ST"], 16) - e16, 0.0, atol=0.02,
+            "ST error − ESLDA error at k = 16", None if repeats > 1 else
+            float((_at(ks, rep["ST"], 16) - e16)[0]), 0.0, rtol=0.0, atol=0.02,
+            close_rtol=0.0,
+            samples=(_at(ks, rep["ST"], 16) - e16) if repeats > 1 else None,
+            source="Sec. 3.2, text",
             note="'the fixed sub-optimal ST method appears to yield essentially the same "
-                 "accuracy' (|difference| ≤ 2 points counts as reproduced).",
+                 "accuracy': |difference| ≤ 2 points counts as reproduced (paired "
+                 "differences over CV repetitions).",
         ),
-        compare(
+        compare_claim(
             "Pearson error − ESLDA error, mean over k ≤ n/2",
-            float((mean["Pearson"][half] - mean["ESLDA"][half]).mean()), 0.0, at_least=True,
+            (rep["Pearson"][:, half] - rep["ESLDA"][:, half]).mean(axis=1),
+            "> 0", source="Sec. 3.2, text; Fig. 3",
             note="'the correlation-based filter is once again found to be inferior to our "
-                 "spectral algorithm' (qualitative: difference > 0).",
+                 "spectral algorithm'; paired differences over CV repetitions.",
         ),
     ]
     out = {"ks": ks, "mean": mean, "std": {m: v.std(axis=0) for m, v in curves.items()},
@@ -260,18 +323,28 @@ def fig3_ionosphere(*, quick: bool = False, random_state: int = 0) -> tuple[list
 def _loo_errors(
     X: np.ndarray, y: np.ndarray, supports: list[np.ndarray], eps: float
 ) -> np.ndarray:
-    """Leave-one-out error of LDA on each fixed support (the selection is not redone)."""
+    """Leave-one-out mistakes (0/1) of LDA on each fixed support, per left-out sample.
+
+    The selection is not redone; shape (n_samples, len(supports)).
+    """
     N = X.shape[0]
-    wrong = np.zeros(len(supports))
+    wrong = np.zeros((N, len(supports)))
     for i in range(N):
         train = np.delete(np.arange(N), i)
         for j, support in enumerate(supports):
             Xs = X[:, support]
-            wrong[j] += discriminant_errors(
+            wrong[i, j] = discriminant_errors(
                 Xs[train], y[train], Xs[i : i + 1], y[i : i + 1],
                 [np.arange(support.size)], epsilon=eps,
             )[0]
-    return wrong / N
+    return wrong
+
+
+COLON_BIAS = (
+    "Selection on all 62 samples, then leave-one-out (the protocol of Guyon et al. 2002): the "
+    "paper itself warns that this is optimistically biased and valid only for comparing "
+    "methods; the error of a truly held-out sample would be higher."
+)
 
 
 @reproduction(
@@ -285,6 +358,8 @@ def fig4_colon(*, quick: bool = False, random_state: int = 0) -> tuple[list, dic
     (A, B) and the selection use all 62 samples, B regularized by ε = 10⁻³ × its smallest
     non-zero eigenvalue; the leave-one-out error of LDA on each selected set is then computed
     with the same ε. The paper itself warns that this protocol is optimistically biased.
+    Deterministic; the rows for k ≤ 10 are computed identically in quick mode (the greedy
+    order does not depend on how far it runs).
     """
     del random_state  # deterministic: no resampling
     data = load_dataset("colon")
@@ -301,31 +376,41 @@ def fig4_colon(*, quick: bool = False, random_state: int = 0) -> tuple[list, dic
     order, values = forward.order, forward.values
     st_order = np.argsort(-np.abs(threshold_loadings(pair)), kind="stable")
     p_order = pearson_ranking(X, y).order
-    curves = {}
+    wrong = {}
     for name, o in (("GSLDA", order), ("ST", st_order), ("Pearson", p_order)):
-        curves[name] = _loo_errors(X, y, [np.sort(o[:k]) for k in ks], eps)
+        wrong[name] = _loo_errors(X, y, [np.sort(o[:k]) for k in ks], eps)
+    curves = {name: w.mean(axis=0) for name, w in wrong.items()}
+    small = ks <= 10
+    prep = ("Kit's choices: log10 and a z-score per gene (Guyon et al.'s preprocessing; the "
+            "paper names none), Gaussian LDA as the classifier. ")
+    zero_from = [int(k) for k, e in zip(ks, curves["GSLDA"]) if e == 0]
     comparisons = [
         compare(
             "GSLDA: lowest leave-one-out error over k", float(curves["GSLDA"].min()), 0.0,
-            atol=0.0,
-            note="Sec. 3.3: 'the zero error rates of RFE-SVM and GSLDA in Figure 4' (text).",
+            rtol=0.0, atol=0.0, close_rtol=0.0, source="Sec. 3.3, text",
+            note="'the zero error rates of RFE-SVM and GSLDA in Figure 4'; zero at k = "
+                 f"{zero_from}. " + prep + COLON_BIAS,
         ),
         compare(
             "GSLDA: leave-one-out error at k = 1", float(curves["GSLDA"][0]), None,
+            final_in_quick=True,
             note="The text says GSLDA differs most from RFE-SVM (by 15%) at k = 1; the "
-                 "absolute values are only in the figure.",
+                 "absolute values are only in the figure. " + COLON_BIAS,
         ),
-        compare(
-            "GSLDA error − ST error, mean over k ≤ 10",
-            float((curves["GSLDA"][ks <= 10] - curves["ST"][ks <= 10]).mean()), 0.0,
-            at_most=True,
-            note="Sec. 4: 'GSLDA consistently out-performed ... simple thresholding (ST) and "
-                 "variable ranking by correlation' (qualitative: difference ≤ 0).",
+        compare_claim(
+            "GSLDA error − ST error, mean over k ∈ {1, 2, 4, 8}",
+            (wrong["GSLDA"][:, small] - wrong["ST"][:, small]).mean(axis=1),
+            "< 0", side="less", source="Sec. 4, text; Fig. 4",
+            final_in_quick=True,
+            note="'GSLDA consistently out-performed ... simple thresholding (ST) and variable "
+                 "ranking by correlation'; interval over the 62 left-out samples (paired). "
+                 + COLON_BIAS,
         ),
-        compare(
-            "GSLDA error − Pearson error, mean over k ≤ 10",
-            float((curves["GSLDA"][ks <= 10] - curves["Pearson"][ks <= 10]).mean()), 0.0,
-            at_most=True, note="As above, for correlation ranking.",
+        compare_claim(
+            "GSLDA error − Pearson error, mean over k ∈ {1, 2, 4, 8}",
+            (wrong["GSLDA"][:, small] - wrong["Pearson"][:, small]).mean(axis=1),
+            "< 0", side="less", source="Sec. 4, text; Fig. 4",
+            final_in_quick=True, note="As above, for correlation ranking. " + COLON_BIAS,
         ),
     ]
     out = {"ks": ks, "loo_error": curves, "forward_values": values, "order": order,

@@ -3,8 +3,9 @@ and a small recognition experiment in the spirit of Table 1.
 
 The report prints no numbers for Figs. 1–2 (only pictures and qualitative claims), and its
 Table 1 is on face data sets that are not freely redistributable; so every comparison here is
-either a measured number beside the claim it tests (verdict "reproduced" when the claim
-holds, "differs" when it does not) or a number with no published counterpart.
+either a measured difference beside the printed claim it tests (decided on its 95 % interval
+over draws by :func:`compare_claim`), the printed formulas of Sec. 2 evaluated at the
+simulated sizes, or a number with no published counterpart.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from ..weighting import (
     weighted_fda,
     weighted_pca,
 )
-from ._core import Comparison, compare, reproduction
+from ._core import Comparison, compare, compare_claim, median_ci, reproduction
 
 __all__ = ["fig1_separation", "fig2_weights", "table1_digits", "wishart_bulk"]
 
@@ -60,9 +61,11 @@ def _mean(values: np.ndarray) -> float:
     return float(np.mean(values)) if values.size else float("nan")
 
 
-def _claim(quantity: str, ours: float, claim: str, holds: bool, note: str = "") -> Comparison:
-    """A measured number beside a qualitative claim of the paper."""
-    return Comparison(quantity, ours, claim, "reproduced" if holds else "differs", note)
+SIGMA_NOTE = {
+    SIGMA_SEPARATED: "Kit's choice: σ = 0.1, well separated clusters (the paper's footnote "
+                     "draws variances in [0.5, 1.5], i.e. σ ≈ 1: see the σ = 1 rows)",
+    SIGMA_FOOTNOTE: "σ = 1, the footnote's scale (the paper's choice)",
+}
 
 
 # ------------------------------------------------------------------------------ Fig. 1
@@ -136,12 +139,13 @@ def fig1_separation(*, quick: bool = False, random_state: int = 0):
                 f"k-means accuracy, {method}, {label}, median", med[method], None,
                 "not published", f"silhouette {sil[method]:.2f}",
             ))
+        res = results[sigma]
+        acc = res["accuracy"]
         if sigma == SIGMA_SEPARATED:
             # Sec. 2: PCA of the normalised features sees the relevant structure only when θ
-            # of the relevant coordinates exceeds 1 + √(n₂/q).
-            res = results[sigma]
+            # of the relevant coordinates exceeds 1 + √(n₂/q) (the kit's corrected threshold).
             above = res["theta"] > detectability(1.0, 200, 100).threshold
-            pca_acc = res["accuracy"]["PCA, normalised"]
+            pca_acc = acc["PCA, normalised"]
             hi, lo = _median(pca_acc[above]), _median(pca_acc[~above])
             predicted = np.array(
                 [detectability(t, 200, 100).overlap for t in res["theta"][above]]
@@ -152,38 +156,37 @@ def fig1_separation(*, quick: bool = False, random_state: int = 0):
                     hi, None, "not published",
                     f"{int(above.sum())} of {above.size} draws; cos²(top PC, top relevant "
                     f"direction) measured {_mean(res['overlap'][above]):.2f}, predicted "
-                    f"{_mean(predicted):.2f}",
+                    f"{_mean(predicted):.2f}; the threshold is the kit's corrected Sec. 2 "
+                    "condition, not a printed one",
                 ),
                 Comparison(
                     f"PCA (normalised) accuracy, median of draws with θ ≤ 1 + √2 ({label})",
                     lo, None, "not published",
                     f"cos² measured {_mean(res['overlap'][~above]):.2f}, predicted 0",
                 ),
-                _claim(
-                    f"detectability condition splits PCA's successes ({label}): accuracy above "
-                    "minus below the threshold",
-                    hi - lo, "Sec. 2: PCA fails when the signal drowns in the Wishart bulk",
-                    bool(hi - lo > 0.1), "reproduced when the difference exceeds 0.1",
-                ),
-                _claim(
-                    f"PCA of all 203 loses the clusters ({label}): accuracy gap to 3 relevant",
-                    med["PCA, 3 relevant"] - med["PCA, all 203"], "> 0 (Fig. 1b vs 1c)",
-                    med["PCA, 3 relevant"] - med["PCA, all 203"] > 0.1,
-                    "reproduced when the gap exceeds 0.1",
-                ),
-                _claim(
-                    f"Algo. 2 weighting restores them ({label}): gain over PCA of all 203",
-                    med["Algo. 2 + PCA"] - med["PCA, all 203"], "> 0 (Sec. 2, Fig. 1d)",
-                    med["Algo. 2 + PCA"] - med["PCA, all 203"] > 0.1,
-                    "reproduced when the gain exceeds 0.1",
-                ),
-                _claim(
-                    f"Algo. 1 weighting restores them ({label}): gain over PCA of all 203",
-                    med["Algo. 1 + PCA"] - med["PCA, all 203"], "> 0 (Fig. 1d caption)",
-                    med["Algo. 1 + PCA"] - med["PCA, all 203"] > 0.1,
-                    "reproduced when the gain exceeds 0.1",
-                ),
             ]
+        metric = ("Kit's choice of metric: k-means accuracy on the first two components (the "
+                  "paper shows scatter plots only); paired differences over draws. ")
+        comparisons += [
+            compare_claim(
+                f"PCA of all 203 loses the clusters ({label}): accuracy of PCA on the 3 "
+                "relevant minus on all 203",
+                acc["PCA, 3 relevant"] - acc["PCA, all 203"], "> 0",
+                source="Fig. 1b vs 1c",
+                note=metric + SIGMA_NOTE[sigma],
+            ),
+            compare_claim(
+                f"Algo. 1 weighting restores them ({label}): gain over PCA of all 203",
+                acc["Algo. 1 + PCA"] - acc["PCA, all 203"], "> 0",
+                source="Fig. 1d caption",
+                note=metric + "Algo. 1 with k = 2. " + SIGMA_NOTE[sigma],
+            ),
+            compare(
+                f"Algo. 2 weighting restores them ({label}): gain over PCA of all 203", None,
+                None, samples=acc["Algo. 2 + PCA"] - acc["PCA, all 203"],
+                note="Fig. 1d shows Algo. 1 only; " + metric + SIGMA_NOTE[sigma],
+            ),
+        ]
     data = {
         f"sigma={sigma:g}": {
             "accuracy": {m: v.tolist() for m, v in res["accuracy"].items()},
@@ -243,34 +246,43 @@ def fig2_weights(*, quick: bool = False, random_state: int = 0):
                 f"quartiles {np.percentile(ratios[sigma][method], 25):.2f}–"
                 f"{np.percentile(ratios[sigma][method], 75):.2f}",
             ))
-        detects = {m: float(np.mean(v > 1.0)) for m, v in ratios[sigma].items()}
-        if sigma == SIGMA_SEPARATED:
-            comparisons += [
-                _claim(
-                    f"Algo. 2 detects more reliably than the first PC ({label}): share of "
-                    "draws with ratio > 1, Algo. 2 minus first PC",
-                    detects["Algo. 2"] - detects["first PC"],
-                    "Algo. 2 detects, the first PC does not (Fig. 2)",
-                    detects["Algo. 2"] > detects["first PC"],
-                    "shares of draws with ratio > 1: "
-                    + ", ".join(f"{m} {v:.0%}" for m, v in detects.items()),
-                ),
-                _claim(
-                    f"Algo. 1 sharper than Algo. 2 ({label}): ratio of the two medians",
-                    med["Algo. 1"] / med["Algo. 2"], "> 1 (Sec. 3.1, Fig. 2)",
-                    med["Algo. 1"] > med["Algo. 2"],
-                ),
-                _claim(
-                    f"Algo. 2 detects the relevant variables ({label}): median ratio",
-                    med["Algo. 2"], "> 1 (Sec. 3.1)", med["Algo. 2"] > 1.0,
-                ),
-                _claim(
-                    f"first PC uninformative ({label}): median ratio",
-                    med["first PC"], "≈ 1, below Algo. 2 (Fig. 2)",
-                    med["first PC"] < med["Algo. 2"],
-                    "reproduced when the first PC's ratio is below Algo. 2's",
-                ),
-            ]
+        per = ratios[sigma]
+        detects = {m: float(np.mean(v > 1.0)) for m, v in per.items()}
+        setup = ("Kit's choices: four clusters of 25 points, Algo. 1 with k = 3, the first "
+                 "PC's weights are its absolute loadings, σ (the report gives no sizes or "
+                 "scale for Fig. 2; σ = 1 follows Fig. 1's footnote).")
+        comparisons += [
+            compare_claim(
+                f"Algo. 2 detects more reliably than the first PC ({label}): draws with "
+                "ratio > 1, Algo. 2 minus first PC",
+                (per["Algo. 2"] > 1.0).astype(float) - (per["first PC"] > 1.0),
+                "> 0", source="Fig. 2 caption",
+                note="'The first PCA does not detect the relevant variables'; shares of "
+                     "draws with ratio > 1: "
+                     + ", ".join(f"{m} {v:.0%}" for m, v in detects.items()) + ". " + setup,
+            ),
+            compare_claim(
+                f"Algo. 1 sharper than Algo. 2 ({label}): log of the ratio of the two ratios",
+                np.log(per["Algo. 1"]) - np.log(per["Algo. 2"]), "> 0",
+                source="Sec. 3.1, text; Fig. 2 caption",
+                note="'The results of Algo. 2 are less sharp than those of Algo. 1'; median "
+                     f"ratio of ratios {np.median(per['Algo. 1'] / per['Algo. 2']):.2f}. "
+                     + setup,
+            ),
+            compare_claim(
+                f"Algo. 2 detects the relevant variables ({label}): log of its ratio",
+                np.log(per["Algo. 2"]), "> 0", source="Sec. 3.1, text",
+                note="'Algo. 2 successfully detects the relevant variables'. " + setup,
+            ),
+            compare(
+                f"first PC uninformative ({label}): median relevant ÷ irrelevant weight",
+                med["first PC"], 1.0, rtol=0.25, close_rtol=0.5,
+                ci=median_ci(per["first PC"]), n=per["first PC"].size,
+                source="Sec. 3.1, text; Fig. 2 caption",
+                note="'the assignment of weights by taking the first PCA of the data is "
+                     "uninformative': a ratio within 25 % of 1 counts as reproduced. " + setup,
+            ),
+        ]
     data = {f"sigma={s:g}": {m: v.tolist() for m, v in r.items()} for s, r in ratios.items()}
     return comparisons, data, {"n_seeds": n_seeds, "k_algo1": 3}
 
@@ -317,38 +329,61 @@ def wishart_bulk(*, quick: bool = False, random_state: int = 0):
     for n2, q in ((200, 100), (2000, 200)):
         tops, _, quad = _top_eigenvalues(0, n2, q, trials, rng)
         edge = wishart_top_eigenvalue(n2, q)
+        printed_top = wishart_top_eigenvalue_as_printed(n2, q)
         mean_top = float(tops.mean())
-        rel = abs(mean_top - edge) / edge
+        quad_mean = float(quad.mean())
         comparisons += [
             compare(
-                f"mean top eigenvalue of A₂, n₂={n2}, q={q} (simulation vs MP edge)",
-                mean_top, edge, rtol=0.05,
-                note=f"relative error {rel:.3f}; finite-size shift ~ q^(-2/3)",
+                f"mean top eigenvalue of A₂, n₂={n2}, q={q}",
+                None, printed_top, rtol=0.05, samples=tops,
+                source="Sec. 2: n₂/q²(√n₂+√q)², evaluated",
+                note=(
+                    f"The printed formula is wrong: for entries of variance 1/q the "
+                    f"Marchenko–Pastur edge is (√n₂+√q)²/q = {edge:.3g}, and the simulation "
+                    f"({trials} matrices) is within {abs(mean_top - edge) / edge:.1%} of it "
+                    f"(finite-size shift ~ q^(-2/3)); the printed value is that edge times "
+                    f"n₂/q = {n2 / q:g}."
+                ),
             ),
             compare(
-                f"same, against the printed n₂/q²(√n₂+√q)², n₂={n2}, q={q}",
-                mean_top, wishart_top_eigenvalue_as_printed(n2, q), rtol=0.05,
-                note="the printed mean is the MP edge times n₂/q",
-            ),
-            compare(
-                f"mean of v₁ᵀA₂v₁, n₂={n2}, q={q} (simulation vs n₂/q)",
-                float(quad.mean()), n2 / q, rtol=0.05,
-                note=f"printed: n₂/q² = {n2 / q**2:g}",
+                f"mean of v₁ᵀA₂v₁, n₂={n2}, q={q}",
+                None, n2 / q**2, rtol=0.05, samples=quad,
+                source="Sec. 2: n₂/q², evaluated",
+                note=(
+                    f"The printed mean is wrong: v₁ᵀA₂v₁ is the squared norm of n₂ Gaussians of "
+                    f"variance 1/q, so its mean is n₂/q = {n2 / q:g}; the simulation gives "
+                    f"{quad_mean:.3g} (within {abs(quad_mean - n2 / q) / (n2 / q):.1%})."
+                ),
             ),
         ]
         data[f"A2 n2={n2} q={q}"] = {"tops": tops.tolist(), "quad": quad.tolist()}
     n2, q = 400, 100
+    printed_noise = wishart_top_eigenvalue_as_printed(n2, q)
     for n1 in (1, 2, 4, 6, 10):
         tops, overlaps, _ = _top_eigenvalues(n1, n2, q, trials, rng)
         pred = detectability(float(n1), n2, q)
+        printed_signal = n1 + n2 / q**2
         comparisons.append(compare(
-            f"top eigenvalue of A, n₁={n1}, n₂={n2}, q={q} (simulation vs prediction)",
-            float(tops.mean()), pred.top_eigenvalue, rtol=0.05,
+            f"top eigenvalue of A, n₁={n1}, n₂={n2}, q={q}", None, None, samples=tops,
             note=(
-                f"{'detectable' if pred.detectable else 'drowned'} (threshold "
-                f"{pred.threshold:.2f}); cos²(u₁, v₁): simulated {overlaps.mean():.2f}, "
-                f"predicted {pred.overlap:.2f}"
+                f"Kit's prediction (rank-one spike on the Wishart bulk, not in the paper): "
+                f"{pred.top_eigenvalue:.3g}, {'detectable' if pred.detectable else 'drowned'} "
+                f"(threshold θ = {pred.threshold:.2f})"
             ),
+        ))
+        claim = printed_signal / printed_noise <= 0.2
+        overlap_note = (
+            f"Printed condition: v₁ is indistinguishable when n₁ + n₂/q² = "
+            f"{printed_signal:.3g} ≪ n₂/q²(√n₂+√q)² = {printed_noise:.3g}; cos² ≤ 0.1 counts "
+            f"as indistinguishable. Kit's prediction: cos² = {pred.overlap:.2f} "
+            f"(threshold θ = 1 + √(n₂/q) = {pred.threshold:.2f})."
+        )
+        comparisons.append(compare(
+            f"cos²(u₁, v₁) of A's top eigenvector, n₁={n1}, n₂={n2}, q={q}", None,
+            0.0 if claim else None, rtol=0.0, atol=0.1, close_rtol=0.0, samples=overlaps,
+            source="Sec. 2, text" if claim else "",
+            note=overlap_note if claim else overlap_note + " The printed ratio "
+            f"{printed_signal / printed_noise:.2f} is not clearly ≪ 1, so no claim is read.",
         ))
         data[f"spike n1={n1}"] = {
             "tops": tops.tolist(), "overlaps": overlaps.tolist(),
@@ -363,7 +398,8 @@ def wishart_bulk(*, quick: bool = False, random_state: int = 0):
     comparisons.append(Comparison(
         "Fig. 1 data (σ = 0.1): median θ of the 3 relevant coordinates", fig1.signal, None,
         "not published",
-        f"threshold 1 + √2 = {fig1.threshold:.2f}; paper's 1 + 2√2 = {fig1.paper_threshold:.2f}",
+        f"kit's threshold 1 + √2 = {fig1.threshold:.2f}; the paper's comparison, with its "
+        f"formulas corrected, would put it at 1 + 2√2 = {fig1.paper_threshold:.2f}",
     ))
     data["fig1 thetas"] = thetas.tolist()
     return comparisons, data, {"trials": trials}
@@ -515,24 +551,32 @@ def table1_digits(*, quick: bool = False, random_state: int = 0):
     per_split = [r[0] for r in runs]
     weight_by_size = {z: float(np.mean([r[1][z] for r in runs])) for z in runs[0][1]}
     table: dict[str, tuple[float, float, int]] = {}
+    rates_at_best: dict[str, np.ndarray] = {}
     for method in TABLE1_METHODS:
         dims = per_split[0][method].keys()
         means = {d: np.mean([s[method][d] for s in per_split]) for d in dims}
         best = max(means, key=means.get)
         rates = np.array([s[method][best] for s in per_split])
+        rates_at_best[method] = rates
         table[method] = (float(rates.mean()), float(rates.std()), int(best))
+    protocol = (
+        "Kit's choices: scikit-learn's 8 × 8 digits stand in for the Yale/AR faces (not "
+        "redistributable), 177 Haar wavelets, 1-NN; as in the report each method is shown at "
+        "its best dimension, chosen on the test images (optimistic for every method alike)."
+    )
     comparisons = []
-    for method, (mean, std, dim) in table.items():
+    for method, (_, std, dim) in table.items():
         pub = TABLE1_PUBLISHED["Yale"].get(method)
         context = (
             "not in the report" if pub is None else
             f"Yale {pub[0]} ± {pub[1]}, AR {TABLE1_PUBLISHED['AR'][method][0]} ± "
-            f"{TABLE1_PUBLISHED['AR'][method][1]}"
+            f"{TABLE1_PUBLISHED['AR'][method][1]} (Table 1)"
         )
         where = f"PCA step {dim}, 9 FDA directions" if "Fisher" in method else f"{dim} PCs"
-        comparisons.append(Comparison(
-            f"recognition rate %, {method} ({where})", f"{mean:.1f} ± {std:.1f}", None,
-            "not published", f"faces, for context: {context}",
+        comparisons.append(compare(
+            f"recognition rate %, {method}", None, None, samples=rates_at_best[method],
+            note=f"{where}; standard deviation over splits {std:.1f}; faces, for context "
+                 f"only (other data): {context}",
         ))
     for ours_a, ours_b, what in (
         ("Algo. 2 + PCA", "PCA + Haar", "Algo. 2 weighting improves PCA on Haar features"),
@@ -541,27 +585,34 @@ def table1_digits(*, quick: bool = False, random_state: int = 0):
         ("Algo. 2 + PCA", "PCA", "Algo. 2 + Haar beats PCA on gray levels"),
         ("Algo. 2 + Fisher", "Fisher", "Algo. 2 + Haar beats Fisher on gray levels"),
     ):
-        gain = table[ours_a][0] - table[ours_b][0]
         yale = TABLE1_PUBLISHED["Yale"][ours_a][0] - TABLE1_PUBLISHED["Yale"][ours_b][0]
         ar = TABLE1_PUBLISHED["AR"][ours_a][0] - TABLE1_PUBLISHED["AR"][ours_b][0]
-        comparisons.append(_claim(
-            f"{what}: gain in points", gain, f"Yale {yale:+.1f}, AR {ar:+.1f}", gain > 0,
-            "reproduced when our gain is positive, as in both face data sets",
+        comparisons.append(compare_claim(
+            f"{what}: gain in points", rates_at_best[ours_a] - rates_at_best[ours_b], "> 0",
+            source="Table 1; Sec. 6, text",
+            note=f"Faces: Yale {yale:+.1f}, AR {ar:+.1f} points. Paired differences over "
+                 "splits. The equal-weights rows below separate the weights from the "
+                 "normalisation of the features, which is what costs accuracy here: 8 × 8 "
+                 "digits have no irrelevant features for the weights to suppress. " + protocol,
         ))
     for weighted, uniform in (("Algo. 2 + PCA", "PCA + normalised Haar"),
                               ("Algo. 2 + Fisher", "Fisher + normalised Haar")):
-        comparisons.append(Comparison(
+        comparisons.append(compare(
             f"{weighted} minus equal weights on the same normalised Haar features (points)",
-            table[weighted][0] - table[uniform][0], None, "not published",
-            "separates the effect of the weights from that of normalising the features",
+            None, None, samples=rates_at_best[weighted] - rates_at_best[uniform],
+            note="separates the effect of the weights from that of normalising the features",
         ))
-    small = weight_by_size[min(weight_by_size)]
-    large = float(np.mean([w for z, w in weight_by_size.items() if z > min(weight_by_size)]))
-    comparisons.append(_claim(
-        "Algo. 2 mean weight of larger (≥ 4 px) ÷ smallest (2 px) wavelets", large / small,
-        "prefers large/medium wavelets (Fig. 3)", large > small,
-        "mean α per wavelet size over the splits: "
-        + ", ".join(f"{z} px {w:.3f}" for z, w in weight_by_size.items()),
+    smallest = min(weight_by_size)
+    size_ratio = np.array([
+        np.mean([w for z, w in r[1].items() if z > smallest]) / r[1][smallest] for r in runs
+    ])
+    comparisons.append(compare_claim(
+        "Algo. 2 weights larger (≥ 4 px) over smallest (2 px) wavelets: log of the ratio of "
+        "mean weights", np.log(size_ratio), "> 0", source="Sec. 6, text; Fig. 3",
+        note="'The algorithm tends to choose large/medium sized wavelets'; mean α per "
+             "wavelet size over the splits: "
+             + ", ".join(f"{z} px {w:.3f}" for z, w in weight_by_size.items()) + ". "
+             + protocol,
     ))
     data = {
         "weight_by_size": weight_by_size,
