@@ -53,5 +53,15 @@ def recompute(key: str, mode: str, **kwargs):
 
 
 def latest(key: str, recomputed=None):
-    """The recomputed reproduction if there is one, else the stored full run of ``key``."""
-    return recomputed if recomputed is not None else load_reference(key)
+    """The run whose raw numbers a picture needs: the recomputed one, else the stored one.
+
+    Stored results keep the comparison table, not always the raw numbers behind it; when
+    neither run has them this says how to get them and returns None.
+    """
+    if recomputed is not None:
+        return recomputed
+    stored = load_reference(key)
+    if stored.data:
+        return stored
+    print('The picture needs the raw numbers of a run: set RECOMPUTE = "quick" at the top.')
+    return None
