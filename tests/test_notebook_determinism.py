@@ -73,3 +73,29 @@ def test_restart_and_run_all_reproduces_the_checked_outputs(path, monkeypatch):
     assert len(got) == len(expected)
     for i, (a, b) in enumerate(zip(got, expected)):
         assert a == b, f"{path.name}: checked cell {i} differs from the stored output"
+
+
+# Characters that only ever belong to a formula: in markdown they must sit inside $…$.
+FORMULA_ONLY = re.compile(r"[ᵀΣ√‖⁻∘₀₁₂₃ₖ]")
+
+
+def _prose(source: str) -> str:
+    """Markdown without its maths ($…$, $$…$$), code spans and links."""
+    for pattern in (r"\$\$.*?\$\$", r"\$[^$\n]*\$", r"`[^`]*`", r"\]\([^)]*\)"):
+        source = re.sub(pattern, "", source, flags=re.S)
+    return source
+
+
+@pytest.mark.parametrize("path", [p for p in PATHS if re.match(r"0[0-5]_", p.name)],
+                         ids=lambda p: p.stem if p.parent == NOTEBOOKS else f"appendix-{p.stem}")
+def test_markers_are_tags_and_formulas_are_typeset(path):
+    """The paper notebooks and their appendices: no test comments, maths in $…$."""
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert "# NBVAL_" not in cell.source, "nbval markers belong in the cell's tags"
+        else:
+            untypeset = [line for line in _prose(cell.source).splitlines()
+                         if FORMULA_ONLY.search(line)]
+            assert not untypeset, f"{path.name}: formula outside $…$: {untypeset[0]!r}"
+    assert any("$" in c.source for c in nb.cells if c.cell_type == "markdown")
