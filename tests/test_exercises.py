@@ -42,7 +42,10 @@ def _rounded(ex):
     expected = ex.expected()
     if ex.kind == "indices":
         return [float(i) for i in reversed(expected)]
-    return _significant(float(expected), 2)
+    rounded = _significant(float(expected), 2)
+    if ex.kind != "grid" and abs(rounded - expected) <= ex.atol + ex.rtol * abs(expected):
+        rounded = _significant(float(expected), 1)     # 0.072 is 0.072 to two digits: try one
+    return rounded
 
 
 def _right_forms(ex):
