@@ -13,7 +13,8 @@ import os
 
 from IPython.display import display
 
-from spectral_kit.reproduce import REGISTRY, load_reference, show
+from spectral_kit.reproduce import REGISTRY, load_reference
+from spectral_kit.reproduce.reference import MissingReference
 
 __all__ = ["RECOMPUTE_ENV", "latest", "recompute", "recompute_mode", "show"]
 
@@ -30,6 +31,15 @@ def recompute_mode() -> str:
     return value
 
 
+def show(key: str):
+    """The stored full run of reproduction ``key`` (instant), or how to compute it if none is."""
+    try:
+        return load_reference(key)
+    except MissingReference as exc:
+        print(f"No stored full run here: {exc}")
+        return None
+
+
 def recompute(key: str, mode: str, **kwargs):
     """Run reproduction ``key`` again when ``mode`` is "quick" or "full", show it, return it.
 
@@ -40,6 +50,9 @@ def recompute(key: str, mode: str, **kwargs):
         raise ValueError(f"mode must be one of {MODES}; got {mode!r}.")
     if mode == "no":
         print('Not recomputed: set RECOMPUTE = "quick" (or "full") at the top and run again.')
+        return None
+    if key not in REGISTRY:
+        print(f"This version of the kit has no reproduction {key!r}.")
         return None
     result = REGISTRY[key].func(quick=mode == "quick", **kwargs)
     # The text is the comparison table itself (no timings), so a rerun shows the same text.
@@ -60,8 +73,8 @@ def latest(key: str, recomputed=None):
     """
     if recomputed is not None:
         return recomputed
-    stored = load_reference(key)
-    if stored.data:
+    stored = show(key) if key in REGISTRY else None
+    if stored is not None and stored.data:
         return stored
     print('The picture needs the raw numbers of a run: set RECOMPUTE = "quick" at the top.')
     return None
