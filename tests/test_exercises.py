@@ -189,6 +189,14 @@ def test_solutions_on_purpose(monkeypatch, capsys):
     assert "Answer: 0.072" in capsys.readouterr().out
 
 
+def test_a_mistyped_exercise_number_is_named(capsys):
+    check("1.3", 0.5)
+    check("01.9", 0.5)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("There is no exercise '1.3'") and "01.3" in out[0]
+    assert out[1].startswith("There is no exercise '01.9'")
+
+
 def test_the_old_form_with_an_explicit_expected_value(capsys):
     check(0.5, 0.5)
     check([8, 9], 0.5)

@@ -275,7 +275,7 @@ def check(exercise_id: Any, answer: Any = _MISSING, expected: Any = _MISSING, *,
     registered = isinstance(exercise_id, str) and exercise_id in REGISTRY
     if expected is not _MISSING or not registered:
         if expected is _MISSING and isinstance(exercise_id, str) \
-                and re.fullmatch(r"\d\d\.\d+", exercise_id.strip()):
+                and re.fullmatch(r"\d{1,2}\.\d{1,2}", exercise_id.strip()):
             print(verdict(exercise_id, answer))            # an exercise id that does not exist
             return
         if expected is _MISSING:                            # check(answer, expected)
