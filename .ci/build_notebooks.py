@@ -3,10 +3,13 @@
 
     .venv/bin/python .ci/build_notebooks.py [notebooks/NAME.ipynb ...]
 
+Without arguments: every notebook, the research appendices (``notebooks/appendix/``) included.
 Explorers are stored as PNG pictures of their initial state (``SPECTRAL_KIT_STATIC_WIDGETS``),
 so a notebook reads well without a kernel and never shows a stale widget placeholder; run
-live, the same cells show the interactive explorers. nbval later re-runs every notebook and
-compares the cells marked ``# NBVAL_CHECK_OUTPUT`` with these stored outputs.
+live, the same cells show the interactive explorers. The appendices are built with
+``SPECTRAL_KIT_RECOMPUTE=quick``: below each stored full run they keep a quick recomputation,
+which nbval (run with the same setting) compares with a fresh one in the cells tagged
+``nbval-check-output``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,13 @@ import nbformat
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
+RECOMPUTE_ENV = "SPECTRAL_KIT_RECOMPUTE"
+
+
+def notebooks() -> list[Path]:
+    """Every notebook of the kit: the student tracks first, then the appendices."""
+    top = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    return top + sorted((ROOT / "notebooks" / "appendix").glob("*.ipynb"))
 
 
 def build(path: Path) -> float:
@@ -36,11 +46,12 @@ def build(path: Path) -> float:
 
 def main(argv: list[str]) -> int:
     os.environ["SPECTRAL_KIT_STATIC_WIDGETS"] = "1"
+    os.environ[RECOMPUTE_ENV] = "quick"
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    paths = [Path(a) for a in argv] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    paths = [Path(a).resolve() for a in argv] or notebooks()
     for path in paths:
-        print(f"{path.name}: {build(path):.1f} s", flush=True)
+        print(f"{path.relative_to(ROOT)}: {build(path):.1f} s", flush=True)
     return 0
 
 

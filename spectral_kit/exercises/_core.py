@@ -1,0 +1,367 @@
+"""The exercise registry and the verdicts of :func:`check`.
+
+An exercise is registered once, with its parameters and a function that computes the expected
+value from them; the notebook only names it (``check("01.3", answer)``), so the answer is never
+in the notebook's source. Hints come one step at a time; solutions appear only on purpose.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._answers import describe, read_indices, read_number
+
+__all__ = [
+    "KINDS",
+    "REGISTRY",
+    "SOLUTIONS_ENV",
+    "Exercise",
+    "Solutions",
+    "Verdict",
+    "check",
+    "exercise",
+    "hint",
+    "solutions",
+    "verdict",
+]
+
+#: What an answer is: one real number, one integer, a set of indices (order ignored), or one
+#: value of a grid given in the exercise's parameters (``params["grid"]``).
+KINDS = ("number", "integer", "indices", "grid")
+
+#: Set to 1 and every :func:`check` also prints the solution (a teacher's run on a projector).
+SOLUTIONS_ENV = "SPECTRAL_KIT_SOLUTIONS"
+
+#: How far from the expected value an answer counts as "close": a rounding, not a mistake.
+CLOSE_RTOL = 0.05
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One self-checking exercise.
+
+    Attributes
+    ----------
+    id : str
+        ``"NN.i"``: notebook NN, exercise i.
+    title : str
+        What it asks, in a few words.
+    params : mapping
+        The exercise's parameters (the numbers its text quotes); ``compute(**params)`` gives
+        the expected answer.
+    compute : callable
+        Computes the expected answer from ``params`` with the kit's own functions or a closed
+        form.
+    kind : str
+        One of :data:`KINDS`.
+    hints : tuple of str
+        Revealed one at a time by :func:`hint`, from a nudge to nearly the solution.
+    solution : str
+        Markdown: the code or the reasoning that gives the answer.
+    rtol, atol : float
+        Tolerance of a correct answer.
+    """
+
+    id: str
+    title: str
+    params: Mapping[str, Any]
+    compute: Callable[..., Any]
+    kind: str = "number"
+    hints: tuple[str, ...] = ()
+    solution: str = ""
+    rtol: float = 1e-6
+    atol: float = 0.0
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}; got {self.kind!r}.")
+        if self.kind == "grid" and "grid" not in self.params:
+            raise ValueError(f"exercise {self.id}: kind 'grid' needs params['grid'].")
+        if not self.hints:
+            raise ValueError(f"exercise {self.id}: give at least one hint.")
+
+    @property
+    def notebook(self) -> str:
+        return self.id.split(".")[0]
+
+    def expected(self) -> Any:
+        """The expected answer, computed once from the parameters."""
+        if "value" not in self._cache:
+            value = self.compute(**self.params)
+            if self.kind == "indices":
+                value = sorted(int(i) for i in np.asarray(value).ravel())
+            elif self.kind == "integer":
+                value = int(value)
+            else:
+                value = float(value)
+            self._cache["value"] = value
+        return self._cache["value"]
+
+
+#: Every exercise, by id, in registration order.
+REGISTRY: dict[str, Exercise] = {}
+
+
+def exercise(id: str, title: str, params: Mapping[str, Any], *, kind: str = "number",
+             hints: tuple[str, ...] | list[str] = (), solution: str = "", rtol: float = 1e-6,
+             atol: float = 0.0) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated function as the expected-value computation of exercise ``id``."""
+    def decorate(compute: Callable[..., Any]) -> Callable[..., Any]:
+        if id in REGISTRY:
+            raise ValueError(f"exercise {id!r} is registered twice.")
+        REGISTRY[id] = Exercise(id, title, dict(params), compute, kind, tuple(hints),
+                                solution.strip(), rtol, atol)
+        return compute
+    return decorate
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What :func:`check` says about an answer.
+
+    ``status`` is "unanswered", "correct", "close", "wrong" or "invalid" (not a value of the
+    expected kind); ``message`` is the sentence shown to the student.
+    """
+
+    status: str
+    message: str
+
+    @property
+    def correct(self) -> bool:
+        return self.status == "correct"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+_NOT_ANSWERED = Verdict("unanswered",
+                        "Not answered yet: replace ... with your answer and run the cell again.")
+
+
+def _decimals_shown(value: float) -> int | None:
+    """Digits after the decimal point in the shortest repr of ``value`` (None: exponent form)."""
+    text = repr(float(value))
+    if "e" in text or "E" in text:
+        return None
+    return len(text.split(".")[1].rstrip("0")) if "." in text else 0
+
+
+def _compare_numbers(value: float, expected: float, rtol: float, atol: float,
+                     integer: bool) -> Verdict:
+    tolerance = atol + rtol * abs(expected)
+    if abs(value - expected) <= tolerance:
+        return Verdict("correct", "Correct.")
+    if integer and abs(value - expected) <= CLOSE_RTOL * abs(expected):
+        return Verdict("close", "Close, but this one needs the exact integer, not a rounded "
+                                "or approximate value.")
+    decimals = _decimals_shown(value)
+    if decimals is not None and abs(round(expected, decimals) - value) < 0.5 * 10.0 ** -decimals:
+        return Verdict("close", f"Close — correct to the {decimals} decimal"
+                                f"{'s' if decimals != 1 else ''} you gave; check your rounding "
+                                "and give more digits.")
+    if abs(value - expected) <= CLOSE_RTOL * abs(expected):
+        off = abs(value - expected) / abs(expected)
+        return Verdict("close", f"Close — within {100 * off:.2g} % of the expected value: check "
+                                "your rounding, or a small slip in the computation.")
+    if expected != 0 and abs(value + expected) <= max(tolerance, CLOSE_RTOL * abs(expected)):
+        return Verdict("wrong", "Not quite: right size, wrong sign.")
+    if expected != 0 and value != 0 and value / expected > 0:
+        power = math.log10(value / expected)
+        if abs(power - round(power)) < 0.01 and round(power) != 0:
+            return Verdict("wrong", f"Not quite: off by a factor of 10^{round(power)} — check "
+                                    "the units or a normalisation.")
+    return Verdict("wrong", "Not quite.")
+
+
+def _judge(ex: Exercise, answer: Any, expected: Any) -> Verdict:
+    if ex.kind == "indices":
+        given, problem = read_indices(answer)
+        if problem:
+            return Verdict("invalid", f"Not an answer yet: {problem}.")
+        if given == expected:
+            return Verdict("correct", "Correct.")
+        if len(given) != len(expected):
+            return Verdict("invalid", f"Not an answer yet: expected {len(expected)} indices, got "
+                                      f"{len(given)}.")
+        right = len(set(given) & set(expected))
+        return Verdict("wrong", f"Not quite: {right} of your {len(given)} indices are right.")
+    value, problem = read_number(answer)
+    if problem:
+        if ex.kind == "integer" and problem.startswith("expected one number"):
+            problem = problem.replace("expected one number", "expected one integer", 1)
+        return Verdict("invalid", f"Not an answer yet: {problem}.")
+    if ex.kind == "integer" and not float(value).is_integer():
+        return Verdict("invalid", f"Not an answer yet: expected an integer, got {value:g}.")
+    result = _compare_numbers(value, float(expected), ex.rtol, ex.atol, ex.kind == "integer")
+    if ex.kind == "grid" and result.status == "wrong":
+        grid = np.asarray(ex.params["grid"], dtype=float)
+        if not np.any(np.isclose(grid, value, rtol=1e-6, atol=0.0)):
+            return Verdict("invalid", "Not an answer yet: give one of the values of the grid "
+                                      "the exercise names.")
+    return result
+
+
+def verdict(exercise_id: Any, answer: Any) -> Verdict:
+    """The verdict on ``answer`` to exercise ``exercise_id``; never raises."""
+    try:
+        ex = REGISTRY.get(exercise_id) if isinstance(exercise_id, str) else None
+        if ex is None:
+            known = ", ".join(sorted(REGISTRY)) or "none"
+            return Verdict("invalid", f"There is no exercise {exercise_id!r}; the exercises are: "
+                                      f"{known}.")
+        if answer is Ellipsis or answer is None:
+            return _NOT_ANSWERED
+        try:
+            expected = ex.expected()
+        except Exception as exc:  # e.g. a data set that is not available here
+            return Verdict("invalid", f"The expected value cannot be computed here "
+                                      f"({type(exc).__name__}: {exc}).")
+        result = _judge(ex, answer, expected)
+        if result.status in ("wrong", "close"):
+            result = Verdict(result.status, result.message
+                             + f" hint({exercise_id!r}) gives a hint.")
+        return result
+    except Exception as exc:  # the promise is "never raises": report instead
+        return Verdict("invalid", f"Could not read this answer ({describe(answer)}): "
+                                  f"{type(exc).__name__}: {exc}.")
+
+
+def _legacy_verdict(answer: Any, expected: Any, rtol: float, atol: float, hint_text: str
+                    ) -> Verdict:
+    """``check(answer, expected)``, the form without a registered exercise."""
+    try:
+        if answer is Ellipsis or answer is None:
+            return _NOT_ANSWERED
+        target = np.asarray(expected)
+        if target.ndim == 0:
+            ex = Exercise("?", "", {}, lambda: expected, "number", ("",), "", rtol, atol)
+        else:
+            ex = Exercise("?", "", {}, lambda: expected, "indices", ("",), "", rtol, atol)
+            expected = sorted(int(i) for i in target.ravel())
+        result = _judge(ex, answer, float(target) if target.ndim == 0 else expected)
+        if result.status in ("wrong", "close") and hint_text:
+            result = Verdict(result.status, f"{result.message} Hint: {hint_text}")
+        return result
+    except Exception as exc:
+        return Verdict("invalid", f"Could not read this answer ({describe(answer)}): "
+                                  f"{type(exc).__name__}: {exc}.")
+
+
+_MISSING = object()
+
+
+def check(exercise_id: Any, answer: Any = _MISSING, expected: Any = _MISSING, *,
+          rtol: float = 1e-6, atol: float = 1e-9, hint: str = "") -> None:
+    """Print the verdict on an answer; never raises, whatever the answer is.
+
+    ``check("01.3", answer)`` checks the answer to registered exercise 01.3 (the expected
+    value is computed from the exercise's parameters, see :data:`REGISTRY`). With
+    ``SPECTRAL_KIT_SOLUTIONS=1`` in the environment the solution is printed as well.
+
+    ``check(answer, expected)`` compares with an explicit expected value (tolerances
+    ``rtol``/``atol``, optional ``hint``).
+    """
+    if answer is _MISSING and expected is _MISSING:
+        print("check needs the exercise and your answer: check('01.1', answer).")
+        return
+    registered = isinstance(exercise_id, str) and exercise_id in REGISTRY
+    if expected is not _MISSING or not registered:
+        if expected is _MISSING and isinstance(exercise_id, str) \
+                and re.fullmatch(r"\d{1,2}\.\d{1,2}", exercise_id.strip()):
+            print(verdict(exercise_id, answer))            # an exercise id that does not exist
+            return
+        if expected is _MISSING:                            # check(answer, expected)
+            expected, answer = answer, exercise_id
+        else:
+            answer = exercise_id if answer is _MISSING else answer
+        print(_legacy_verdict(answer, expected, rtol, atol, hint))
+        return
+    result = verdict(exercise_id, answer)
+    print(result)
+    if os.environ.get(SOLUTIONS_ENV, "").strip() not in ("", "0"):
+        print()
+        print(Solutions([REGISTRY[exercise_id]]))
+
+
+_HINTS_SHOWN: dict[str, int] = {}
+
+
+def hint(exercise_id: str, step: int | None = None) -> None:
+    """Print the hints of an exercise up to the next step (or up to ``step``).
+
+    Each call reveals one more hint, from a nudge to nearly the solution; the earlier ones are
+    repeated so that the cell's output reads on its own.
+    """
+    ex = REGISTRY.get(exercise_id) if isinstance(exercise_id, str) else None
+    if ex is None:
+        known = ", ".join(sorted(REGISTRY))
+        print(f"There is no exercise {exercise_id!r}; the exercises are: {known}.")
+        return
+    n = len(ex.hints)
+    shown = _HINTS_SHOWN.get(ex.id, 0) + 1 if step is None else step
+    shown = max(1, min(int(shown), n))
+    _HINTS_SHOWN[ex.id] = shown
+    for i in range(shown):
+        print(f"Hint {i + 1} of {n}: {ex.hints[i]}")
+    if shown == n:
+        print("That was the last hint. The solution is your teacher's to reveal.")
+    else:
+        print(f"Run hint({ex.id!r}) again for the next one.")
+
+
+class Solutions:
+    """Solutions of some exercises, rendered as Markdown in a notebook and as text elsewhere."""
+
+    def __init__(self, exercises: list[Exercise]):
+        self.exercises = list(exercises)
+
+    def _entries(self) -> list[tuple[Exercise, str]]:
+        entries = []
+        for ex in self.exercises:
+            try:
+                value = ex.expected()
+                shown = f"{value:.6g}" if isinstance(value, float) else str(value)
+            except Exception as exc:
+                shown = f"(not computable here: {type(exc).__name__})"
+            entries.append((ex, shown))
+        return entries
+
+    def _repr_markdown_(self) -> str:
+        parts = []
+        for ex, shown in self._entries():
+            parts.append(f"**Exercise {ex.id}: {ex.title}.** Answer: `{shown}`\n\n{ex.solution}")
+        return "\n\n".join(parts)
+
+    def __str__(self) -> str:
+        parts = []
+        for ex, shown in self._entries():
+            parts.append(f"Exercise {ex.id}: {ex.title}. Answer: {shown}\n{ex.solution}")
+        return "\n\n".join(parts)
+
+    __repr__ = __str__
+
+
+def solutions(notebook: str) -> Solutions:
+    """The solutions of every exercise of a notebook ("01") or of one exercise ("01.3").
+
+    For a teacher: call it on purpose, e.g. in a cell added at the end of the notebook.
+    """
+    if not isinstance(notebook, str):
+        raise TypeError(f"notebook must be a string such as '01' or '01.3'; got {notebook!r}.")
+    chosen = [REGISTRY[i] for i in sorted(REGISTRY)
+              if notebook in (i, REGISTRY[i].notebook)]
+    if not chosen:
+        notebooks = sorted({ex.notebook for ex in REGISTRY.values()})
+        raise ValueError(f"notebook must name a notebook ({', '.join(notebooks)}) or an "
+                         f"exercise; got {notebook!r}.")
+    return Solutions(chosen)
+
+
