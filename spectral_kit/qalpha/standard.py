@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends import array_kind
 from ..preprocess import preprocess_rows
 from ..validation import as_generator, check_choice, check_finite_scalar, check_int
 from .engine import QAlphaResult, alternate, choose_solver
@@ -198,6 +199,14 @@ def q_alpha(
     >>> bool(res.alpha[data.relevant].mean() > 3 * res.alpha[~data.relevant].mean())
     True
     """
+    if array_kind(M) is not None:  # Dask or array-API M: spectral_kit.backends
+        from ..backends.qalpha import q_alpha as scaled
+
+        return scaled(
+            M, k, method=method, spectrum=spectrum, criterion=criterion, init=init,
+            n_init=n_init, max_iter=max_iter, tol=tol, solver=solver, preprocess=preprocess,
+            random_state=random_state,
+        )
     method, init, n_init, max_iter, tol, solver = check_run_options(
         method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol, solver=solver
     )
