@@ -54,6 +54,9 @@ class ScaledModel:
     def alpha_step(self, Q: Any, alpha_prev: Any) -> tuple[Any, float]:
         """The exact α-step: leading eigenvector of G (or F) for this Q, unit norm, Σα > 0."""
         sx, rows = self.sx, self.rows
+        if not self.laplacian and self._last is not None and Q is self._last[1]:
+            # The engine re-solves the last step "to full precision"; this one is exact.
+            return self._last[0], self._last[2]
         d = self._shift(alpha_prev) if self.laplacian else 0.0
         vectors = (self.row_sums,) if self.laplacian else ()
         ZtZ, total = rows.reduce(kernels.alpha_gram_block, vectors, Q=Q, d=d)
