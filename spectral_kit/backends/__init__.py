@@ -39,7 +39,7 @@ __all__ = [
 ACCEPTING = (
     "q_alpha (Dask, array API)",
     "parameter_free_weights (Dask, array API)",
-    "pca_weights (Dask)",
+    "pca_weights (Dask, array API)",
     "bootstrap_intervals (Dask)",
 )
 
