@@ -143,7 +143,7 @@ def test_m_is_only_ever_read_chunk_by_chunk(M):
 def test_runs_on_a_distributed_client(M):
     distributed = pytest.importorskip("distributed")
     with distributed.Client(processes=False, n_workers=1, threads_per_worker=2,
-                            dashboard_address=None) as client, \
+                            dashboard_address=":0") as client, \
             distributed.get_task_stream(client) as stream:
         res = q_alpha(chunked(M), 3)
         alpha = res.alpha.compute()

@@ -123,7 +123,7 @@ def run(quick: bool = False) -> list[BenchResult]:
         del M_small
         client_peak_before = _maxrss_bytes()
         with LocalCluster(n_workers=WORKERS, threads_per_worker=1, memory_limit=WORKER_LIMIT,
-                          processes=True, dashboard_address=None) as cluster, \
+                          processes=True, dashboard_address=":0") as cluster, \
                 Client(cluster) as client:
             seconds, res_small = _run_cluster(small, client)
             t_small = _per_iteration(seconds, res_small.n_iter)

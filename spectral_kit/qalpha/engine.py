@@ -96,15 +96,27 @@ class QAlphaResult:
     @property
     def ranking(self) -> np.ndarray:
         """Feature indices sorted by decreasing α."""
+        if self.array_type != "numpy":
+            from ..backends.results import top_indices
+
+            return top_indices(self.alpha)
         return np.argsort(-self.alpha, kind="stable")
 
     def top_features(self, n_select: int) -> np.ndarray:
         """Indices of the ``n_select`` features with the largest α, in decreasing order."""
+        if self.array_type != "numpy":  # NumPy indices without sorting all of α locally
+            from ..backends.results import top_indices
+
+            return top_indices(self.alpha, n_select)
         return self.ranking[:n_select]
 
     @property
     def all_positive(self) -> bool:
         """Whether every α_i > 0 (the positivity of Sec. 4.1)."""
+        if self.array_type != "numpy":
+            from ..backends.results import all_positive
+
+            return all_positive(self.alpha)
         return bool(np.all(self.alpha > 0))
 
 
