@@ -140,7 +140,9 @@ def q_alpha(
     Parameters
     ----------
     M : array-like of shape (n_features, n_samples)
-        Data with **features as rows** (the papers' M; scikit-learn's X is ``M.T``).
+        Data with **features as rows** (the papers' M; scikit-learn's X is ``M.T``). A Dask
+        array chunked by rows, or a PyTorch/CuPy array, is computed chunk-wise or on its
+        device (:mod:`spectral_kit.backends`, extra ``scale``).
     k : int
         Number of leading eigenvectors (clusters), ``1 ≤ k < n_samples``.
     method : {"auto", "basic", "power", "ritz"}
