@@ -26,8 +26,10 @@ __all__ = [
     "weighted_gram_block",
 ]
 
-#: Entries of a (rows × qk) temporary per sub-block: keeps it near 32 MB in float64.
+#: Entries of a (rows × qk) temporary per sub-block: keeps it near 32 MB in float64 on the
+#: CPU; a GPU gets 16 times larger products (fewer, fuller kernel launches).
 SUB_BLOCK_ENTRIES = 2**22
+GPU_SUB_BLOCK_ENTRIES = 2**26
 
 
 def namespace(x: Any) -> Any:
@@ -53,8 +55,9 @@ def _f64(xp: Any, a: Any) -> Any:
     return xp.astype(a, xp.float64)
 
 
-def _sub_blocks(n: int, width: int):
-    step = max(256, SUB_BLOCK_ENTRIES // max(width, 1))
+def _sub_blocks(n: int, width: int, on_cpu: bool = True):
+    entries = SUB_BLOCK_ENTRIES if on_cpu else GPU_SUB_BLOCK_ENTRIES
+    step = max(256, entries // max(width, 1))
     for start in range(0, n, step):
         yield slice(start, min(start + step, n))
 
@@ -135,7 +138,8 @@ def alpha_gram_block(Mb: Any, sb: Any = None, *, Q: Any, d: float = 0.0) -> tupl
     dev = _device(Mb)
     G = xp.zeros((q * k, q * k), dtype=xp.float64, device=dev)
     total = xp.zeros((q * k,), dtype=xp.float64, device=dev)
-    for blk in _sub_blocks(Mb.shape[0], q * k):
+    on_cpu = "cpu" in str(dev).lower()
+    for blk in _sub_blocks(Mb.shape[0], q * k, on_cpu):
         M_ = Mb[blk, :]
         Z = M_[:, :, None] * (M_ @ Qd)[:, None, :]
         if sb is not None:

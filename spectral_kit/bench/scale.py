@@ -155,13 +155,10 @@ def run(quick: bool = False) -> list[BenchResult]:
             t_big = _per_iteration(seconds, res_big.n_iter)
             hits = _relevant_hits(res_big, n_big)
             worker_peaks = client.run(_maxrss_bytes)
-            nanny_peaks = client.run(_maxrss_bytes, nanny=True)
         client_peak = _maxrss_bytes()
         limit_gb = WORKER_LIMIT / 1e9
         peaks = {f"worker {i} peak GB": round(v / 1e9, 2)
                  for i, v in enumerate(worker_peaks.values())}
-        peaks.update({f"nanny {i} peak GB": round(v / 1e9, 2)
-                      for i, v in enumerate(nanny_peaks.values())})
         over = [k for k, v in peaks.items() if v > limit_gb]
         bytes_big, bytes_small = 4 * Q_SAMPLES * n_big, 4 * Q_SAMPLES * n_small
         results.append(BenchResult(
@@ -179,7 +176,7 @@ def run(quick: bool = False) -> list[BenchResult]:
                 **peaks,
                 "worker limit GB": limit_gb,
                 "any worker over its limit": bool(over),
-                "client+scheduler peak GB": round(client_peak / 1e9, 2),
+                "client (+scheduler, nannies) peak GB": round(client_peak / 1e9, 2),
                 "client peak before cluster GB": round(client_peak_before / 1e9, 2),
                 "GB read per s": round(3 * bytes_big / 1e9 / t_big, 2),
                 "relevant in top 1 %": hits,
