@@ -59,6 +59,9 @@ def test_q_alpha_in_the_input_namespace(M, name, to_xp, to_np, method, spectrum)
     assert np.abs(Q @ Q.T - ref.Q @ ref.Q.T).max() < TOL
     assert res.n_iter == ref.n_iter
     np.testing.assert_allclose(res.objective, ref.objective, rtol=TOL)
+    if method == "basic":
+        np.testing.assert_array_equal(res.top_features(10), ref.top_features(10))
+        assert res.all_positive == ref.all_positive
 
 
 @pytest.mark.parametrize(("name", "to_xp", "to_np"), NAMESPACES, ids=[n for n, *_ in NAMESPACES])

@@ -50,6 +50,9 @@ def test_q_alpha_equals_numpy(M, method, spectrum):
     assert res.n_iter == ref.n_iter and res.converged == ref.converged
     np.testing.assert_allclose(res.objective, ref.objective, rtol=TOL)
     assert res.eigenvalue == pytest.approx(ref.eigenvalue, rel=TOL)
+    if method == "basic":  # rankings come back as NumPy indices, as for NumPy α
+        np.testing.assert_array_equal(res.top_features(10), ref.top_features(10))
+        assert res.all_positive == ref.all_positive
 
 
 def test_q_alpha_random_starts_equal_numpy(M):
