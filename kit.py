@@ -31,10 +31,17 @@ def _python() -> Path:
     return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
-def _fingerprint() -> str:
+#: What each command installs beyond the kit: the classroom (lab) never gets the optional
+#: "scale" extra (Dask, Zarr, the array API); the tests run its paths, PyTorch's on the CPU.
+LAB_EXTRAS, LAB_PACKAGES = ("test",), ()
+TEST_EXTRAS, TEST_PACKAGES = ("test", "scale"), ("torch",)
+
+
+def _fingerprint(extras: tuple[str, ...] = LAB_EXTRAS, packages: tuple[str, ...] = ()) -> str:
     digest = hashlib.sha256()
     for path in (ROOT / "pyproject.toml", PINS, TEST_PINS):
         digest.update(path.read_bytes())
+    digest.update(",".join((*extras, *packages)).encode())
     return digest.hexdigest()
 
 
@@ -43,11 +50,15 @@ def _run(cmd: list[str], **kwargs) -> None:
     subprocess.run([str(c) for c in cmd], check=True, **kwargs)
 
 
-def ensure_environment() -> Path:
-    """Create or refresh ``.venv`` with the kit and its test tools at the pinned versions."""
+def ensure_environment(
+    extras: tuple[str, ...] = LAB_EXTRAS, packages: tuple[str, ...] = LAB_PACKAGES
+) -> Path:
+    """Create or refresh ``.venv`` with the kit, its test tools and ``extras`` (plus
+    ``packages``) at the pinned versions."""
     if sys.version_info < (3, 10):  # noqa: UP036 - kit.py may run under an older python3
         sys.exit(f"spectral_kit needs Python ≥ 3.10; this is {sys.version.split()[0]}.")
-    if STAMP.exists() and STAMP.read_text() == _fingerprint():
+    fingerprint = _fingerprint(extras, packages)
+    if STAMP.exists() and STAMP.read_text() == fingerprint:
         return _python()
     if not _python().exists():
         print(f"Creating a virtual environment in {VENV} ...", flush=True)
@@ -63,10 +74,10 @@ def ensure_environment() -> Path:
         constraints = fh.name
     try:
         _run([python, "-m", "pip", "install", "--quiet", "-c", constraints, "-e",
-              f"{ROOT}[test]"])
+              f"{ROOT}[{','.join(extras)}]", *packages])
     finally:
         os.unlink(constraints)
-    STAMP.write_text(_fingerprint())
+    STAMP.write_text(fingerprint)
     return python
 
 
@@ -97,7 +108,7 @@ def ensure_chromium() -> None:
 
 
 def test(extra: list[str]) -> int:
-    python = ensure_environment()
+    python = ensure_environment(TEST_EXTRAS, TEST_PACKAGES)
     if not os.environ.get("SPECTRAL_KIT_CHROMIUM"):
         ensure_chromium()
     env = dict(os.environ)

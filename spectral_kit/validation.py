@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from .backends import reject_foreign
+
 __all__ = [
     "MEMORY_LIMIT",
     "as_generator",
@@ -92,6 +94,8 @@ def check_array(
     """
     if value is None:
         raise TypeError(f"{name} must be a numeric array; got None.")
+    # A Dask or GPU array reaching a NumPy-only function: say so instead of converting.
+    reject_foreign(value, name)
     if hasattr(value, "toarray") and not isinstance(value, np.ndarray):
         raise TypeError(
             f"{name} is a sparse matrix; pass a dense array (for example {name}.toarray())."

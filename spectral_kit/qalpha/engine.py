@@ -85,6 +85,10 @@ class QAlphaResult:
     n_matvec : int
         Operator applications used by the α-steps (0 when every step was a dense LAPACK
         solve).
+    array_type : str
+        What ``alpha`` and ``Q`` are: ``"numpy"``; ``"dask"`` (α a Dask array chunked like M's
+        rows, Q a NumPy array); or an array-API namespace such as ``"torch"`` or ``"cupy"``
+        (both on M's device). See :mod:`spectral_kit.backends`.
     """
 
     alpha: np.ndarray
@@ -101,19 +105,32 @@ class QAlphaResult:
     init: str = "random"
     n_matvec: int = 0
     extra: dict = field(default_factory=dict, repr=False)
+    array_type: str = "numpy"
 
     @property
     def ranking(self) -> np.ndarray:
         """Feature indices sorted by decreasing α."""
+        if self.array_type != "numpy":
+            from ..backends.results import top_indices
+
+            return top_indices(self.alpha)
         return np.argsort(-self.alpha, kind="stable")
 
     def top_features(self, n_select: int) -> np.ndarray:
         """Indices of the ``n_select`` features with the largest α, in decreasing order."""
+        if self.array_type != "numpy":  # NumPy indices without sorting all of α locally
+            from ..backends.results import top_indices
+
+            return top_indices(self.alpha, n_select)
         return self.ranking[:n_select]
 
     @property
     def all_positive(self) -> bool:
         """Whether every α_i > 0 (the positivity of Sec. 4.1)."""
+        if self.array_type != "numpy":
+            from ..backends.results import all_positive
+
+            return all_positive(self.alpha)
         return bool(np.all(self.alpha > 0))
 
 
@@ -186,6 +203,9 @@ class AlphaSolver:
     def __call__(
         self, Q: np.ndarray, alpha_prev: np.ndarray, tol: float | None = None
     ) -> tuple[np.ndarray, float]:
+        exact = getattr(self.model, "alpha_step", None)
+        if exact is not None:  # Dask/array-API models solve it exactly in q·k dimensions
+            return exact(Q, alpha_prev)
         op = self.model.alpha_operator(Q, alpha_prev)
         target = op.dense() if self.solver == "dense" else op
         # Models whose operator is a transform of G (side information) warm-start in its

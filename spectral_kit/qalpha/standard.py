@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends import array_kind
 from ..preprocess import preprocess_rows
 from ..validation import as_generator, check_choice, check_finite_scalar, check_int
 from .engine import QAlphaResult, alternate, choose_solver, scale_back, scaled_down
@@ -155,7 +156,9 @@ def q_alpha(
     Parameters
     ----------
     M : array-like of shape (n_features, n_samples)
-        Data with **features as rows** (the papers' M; scikit-learn's X is ``M.T``).
+        Data with **features as rows** (the papers' M; scikit-learn's X is ``M.T``). A Dask
+        array chunked by rows, or a PyTorch/CuPy array, is computed chunk-wise or on its
+        device (:mod:`spectral_kit.backends`, extra ``scale``).
     k : int
         Number of leading eigenvectors (clusters), ``1 ≤ k < n_samples``.
     method : {"auto", "basic", "power", "ritz"}
@@ -217,6 +220,14 @@ def q_alpha(
     >>> bool(res.alpha[data.relevant].mean() > 3 * res.alpha[~data.relevant].mean())
     True
     """
+    if array_kind(M) is not None:  # Dask or array-API M: spectral_kit.backends
+        from ..backends.qalpha import q_alpha as scaled
+
+        return scaled(
+            M, k, method=method, spectrum=spectrum, criterion=criterion, init=init,
+            n_init=n_init, max_iter=max_iter, tol=tol, solver=solver, preprocess=preprocess,
+            random_state=random_state,
+        )
     method, init, n_init, max_iter, tol, solver = check_run_options(
         method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol, solver=solver
     )

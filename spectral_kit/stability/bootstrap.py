@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from ..backends import array_kind
 from ..validation import (
     as_generator,
     check_array,
@@ -281,6 +282,13 @@ def bootstrap_intervals(
     is taken as 0 (a zero vector is orthogonal to every vector). The diagonal of the cosine
     matrix is identically 1 and gets the interval [1, 1].
     """
+    if array_kind(X) is not None:  # Dask X: spectral_kit.backends
+        from ..backends.bootstrap import bootstrap_intervals as scaled
+
+        return scaled(
+            X, statistic, method, n_resamples, confidence, random_state, resamples=resamples,
+            quantile_method=quantile_method, memory_limit=memory_limit,
+        )
     statistic = check_choice(statistic, "statistic", STATISTICS)
     method = check_choice(method, "method", METHODS)
     confidence = check_probability(confidence, "confidence")

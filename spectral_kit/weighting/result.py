@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import array_kind
 from ..linalg import fix_sign
 from ..validation import check_array
 
@@ -67,10 +68,18 @@ class WeightingResult:
     @property
     def ranking(self) -> np.ndarray:
         """Feature indices sorted by decreasing α."""
+        if array_kind(self.alpha) is not None:  # Dask or device α: spectral_kit.backends
+            from ..backends.results import top_indices
+
+            return top_indices(self.alpha)
         return np.argsort(-self.alpha, kind="stable")
 
     def top_features(self, n_select: int) -> np.ndarray:
         """Indices of the ``n_select`` features with the largest α, in decreasing order."""
+        if array_kind(self.alpha) is not None:
+            from ..backends.results import top_indices
+
+            return top_indices(self.alpha, n_select)
         return self.ranking[:n_select]
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends import array_kind
 from ..linalg import leading_eigenvector, top_eigenvectors, weighted_gram
 from ..preprocess import preprocess_rows, row_norms
 from ..qalpha.engine import QAlphaResult, alternate, choose_solver
@@ -130,6 +131,10 @@ def parameter_free_weights(
     >>> bool(res.alpha[data.relevant].mean() > res.alpha[~data.relevant].mean())
     True
     """
+    if array_kind(M) is not None:  # Dask or array-API M: spectral_kit.backends
+        from ..backends.weighting import parameter_free_weights as scaled
+
+        return scaled(M, solver=solver, preprocess=preprocess, tol=tol)
     solver = check_choice(solver, "solver", SOLVERS)
     tol = check_finite_scalar(tol, "tol", low=0.0, low_inclusive=False)
     Mp = prepared_rows(M, preprocess)
@@ -195,6 +200,13 @@ def pca_weights(
         expects them positive) and ``details``, the full
         :class:`~spectral_kit.qalpha.QAlphaResult` (Q, objective, n_iter, converged).
     """
+    if array_kind(M) is not None:  # Dask or array-API M: spectral_kit.backends
+        from ..backends.weighting import pca_weights as scaled
+
+        return scaled(
+            M, k, init=init, max_iter=max_iter, tol=tol, solver=solver, preprocess=preprocess,
+            random_state=random_state,
+        )
     init = check_choice(init, "init", ALGO1_INITS)
     solver = check_choice(solver, "solver", SOLVERS)
     max_iter = check_int(max_iter, "max_iter", low=1)
