@@ -86,10 +86,10 @@ def _prose(source: str) -> str:
     return source
 
 
-@pytest.mark.parametrize("path", [p for p in PATHS if re.match(r"0[0-5]_", p.name)],
+@pytest.mark.parametrize("path", [p for p in PATHS if re.match(r"0[0-6]_", p.name)],
                          ids=lambda p: p.stem if p.parent == NOTEBOOKS else f"appendix-{p.stem}")
 def test_markers_are_tags_and_formulas_are_typeset(path):
-    """The paper notebooks and their appendices: no test comments, maths in $…$."""
+    """The teaching notebooks and their appendices: no test comments, maths in $…$."""
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
