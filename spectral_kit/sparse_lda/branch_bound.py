@@ -39,8 +39,10 @@ import scipy.linalg
 from threadpoolctl import threadpool_limits
 
 from ..validation import check_finite_scalar, check_int
+from . import bounds
 from ._numerics import (
     add_one_values,
+    local_swap_search,
     rank_one_add_values,
     secular_top_root,
     subset_value,
@@ -58,14 +60,23 @@ DEFAULT_GAP = 1e-10
 
 _EPS = np.finfo(float).eps
 
+# LAPACK directly: the node matrices are small, and scipy.linalg's checks cost more than
+# the factorizations themselves.
+_potrf = scipy.linalg.lapack.dpotrf
+_potri = scipy.linalg.lapack.dpotri
+_trtri = scipy.linalg.lapack.dtrtri
+
 
 class _NodeInfo:
-    """Bounds of one node: f(T), the one-removal values g and, for rank one, pair values H."""
+    """Bounds of one node: f(T), the one-removal values g and, for rank one, pair values H;
+    ``extra`` holds what the cardinality bounds reuse (P = B_T⁻¹, eigenpairs)."""
 
-    __slots__ = ("H", "f_T", "g", "margin")
+    __slots__ = ("H", "extra", "f_T", "g", "margin")
 
-    def __init__(self, f_T: float, g: np.ndarray, H: np.ndarray | None, margin: float):
+    def __init__(self, f_T: float, g: np.ndarray, H: np.ndarray | None, margin: float,
+                 extra: dict | None = None):
         self.f_T, self.g, self.H, self.margin = f_T, g, H, margin
+        self.extra = extra
 
 
 def _scaled(pair: MatrixPair) -> MatrixPair:
@@ -118,14 +129,20 @@ def _general_node(pair: MatrixPair, T: np.ndarray) -> _NodeInfo:
     return _NodeInfo(float(lam[-1]), g, None, margin)
 
 
-class _Search:
-    """Best-first branch-and-bound state for one (pair, k)."""
+class _ReferenceSearch:
+    """Best-first branch-and-bound state for one (pair, k): the inclusion bounds alone.
+
+    The search as first written (one- and two-removal bounds, SciPy's wrappers at every
+    node); :class:`_Search` adds the cardinality bounds and the low-overhead node kernels
+    through the hooks :meth:`prune_early`, :meth:`prune_node`, :meth:`exclusion_bounds` and
+    :meth:`child_bound`. Kept as the reference that the benchmark and the tests compare with.
+    """
 
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, value: float, gap: float):
         self.pair, self.k, self.gap = pair, k, gap
         self.n = pair.n
         self.best_support, self.best_value = support, value
-        self.node_info = _rank_one_node if pair.rank_one else _general_node
+        self._node_info = _rank_one_node if pair.rank_one else _general_node
         self.heap: list[tuple[float, int, int, bytes, bytes]] = []
         self.tie = count()
         self.nodes = 0
@@ -159,6 +176,32 @@ class _Search:
     def top_bound(self) -> float:
         return -self.heap[0][0] if self.heap else -np.inf
 
+    # -- hooks ------------------------------------------------------------------------------
+    def node_info(self, T: np.ndarray) -> _NodeInfo:
+        return self._node_info(self.pair, T)
+
+    def prune_early(self, T: np.ndarray, in_F: np.ndarray, r: int) -> bool:
+        """Whether a bound computed without factorizing B_T already prunes the node."""
+        return False
+
+    def prune_node(self, info: _NodeInfo, free: np.ndarray, in_F: np.ndarray,
+                   e: int, r: int) -> bool:
+        """Whether a node bound beyond f(T) prunes the node."""
+        return False
+
+    def exclusion_bounds(self, info: _NodeInfo, free: np.ndarray, e: int) -> np.ndarray:
+        """For each free j, a bound on the node's subsets that leave j out."""
+        if info.H is not None and e >= 2:
+            return info.H[np.ix_(free, free)].max(axis=1)
+        return info.g[free]
+
+    def child_bound(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, i: int,
+                    e: int) -> float:
+        """Bound of the Narendra–Fukunaga child i: leaves u_i out, keeps u_1 … u_{i−1}."""
+        if info.H is not None and e >= 2:
+            return float(info.H[u[i], u[i + 1 :]].max())
+        return float(h_sorted[i])
+
     # -- one node ---------------------------------------------------------------------------
     def expand(self, F_mask: np.ndarray, T_mask: np.ndarray) -> None:
         k = self.k
@@ -172,19 +215,18 @@ class _Search:
             self.offer(T[in_F])
             return
         self.nodes += 1
-        info = self.node_info(self.pair, T)
+        if self.prune_early(T, in_F, r):
+            return
+        info = self.node_info(T)
         margin, g, H = info.margin, info.g, info.H
         use_pairs = H is not None and e >= 2
         free = np.flatnonzero(~in_F)
         fixed = list(np.flatnonzero(in_F))
-
-        def exclusion_bounds(free: np.ndarray) -> np.ndarray:
-            if use_pairs:
-                return H[np.ix_(free, free)].max(axis=1)
-            return g[free]
+        if self.prune_node(info, free, in_F, e, r):
+            return
 
         while True:  # fixing: variables that every improving subset must contain
-            h = exclusion_bounds(free)
+            h = self.exclusion_bounds(info, free, e)
             forced = h + margin <= self.threshold()
             if not forced.any():
                 break
@@ -219,7 +261,7 @@ class _Search:
         h_sorted = h[order]
         depth = int(T_mask.size - T.size) + len(fixed)
         for i in range(r + 1):
-            bound = float(H[u[i], u[i + 1 :]].max()) if use_pairs else float(h_sorted[i])
+            bound = self.child_bound(info, u, h_sorted, i, e)
             if bound + margin <= self.threshold():
                 continue
             if i == r:  # includes u_1..u_r: the subset is complete
@@ -263,6 +305,177 @@ class _Search:
         return "completed", self.threshold()
 
 
+class _Search(_ReferenceSearch):
+    """The search with cardinality bounds (:mod:`.bounds`) and low-overhead node kernels.
+
+    Node kernels call LAPACK directly (``dpotrf``/``dpotri``/``dtrtri``: no input checks,
+    no ``ix_`` on identity matrices) and skip the Cholesky factor when B = I. Bounds, in
+    the order they are tried at a node:
+
+    1. before any factorization, and only when they can bite (B = I or λ_min(B) not tiny):
+       the trace–Frobenius bound and the weighted row-sum bounds on A, divided by λ_min(B)
+       when B ≠ I;
+    2. the cardinality forms of the one- and (rank one) two-removal bounds;
+    3. the generalized top-entries bound from the node's own eigenpairs (rank one: P = B_T⁻¹);
+    4. per variable: cardinality exclusion bounds for fixing and for the children.
+    """
+
+    #: Eigenpairs tried by the top-entries bound of a general A.
+    TOP_Q = 3
+
+    def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, value: float, gap: float):
+        n = pair.n
+        self.identity_B = bool(np.array_equal(pair.B, np.eye(n)))
+        self.absA = np.abs(pair.A)
+        self.scale_A = float(self.absA.max()) if n else 0.0
+        lam_B = 1.0 if self.identity_B else float(
+            scipy.linalg.eigvalsh(pair.B, subset_by_index=[0, 0], check_finite=False)[0])
+        self.lambda_min_B = lam_B
+        # Perron vector of |A|: the weights of the second row-sum bound (any w > 0 is valid)
+        vals, vecs = np.linalg.eigh(self.absA)
+        w = np.abs(vecs[:, -1])
+        self.perron = np.maximum(w, 1e-3 * max(float(w.max()), np.finfo(float).tiny))
+        self.cheap = False
+        self.pruned_early = 0
+        super().__init__(pair, k, support, value, gap)
+        if lam_B > 0 and k < n:
+            root = self.cheap_bound(np.arange(n), np.zeros(n, dtype=bool), k)
+            top = float(subset_value(pair, np.arange(n)))
+            # worth the O(m²) per node only when it beats the inclusion bound at the root
+            self.cheap = root < top * (1.0 - 1e-3) if top > 0 else False
+
+    # -- node kernels -------------------------------------------------------------------------
+    def node_info(self, T: np.ndarray) -> _NodeInfo:
+        return self._rank_one_info(T) if self.pair.rank_one else self._general_info(T)
+
+    def _rank_one_info(self, T: np.ndarray) -> _NodeInfo:
+        m = T.size
+        d_T = self.pair.d[T]
+        if self.identity_B:
+            P = np.eye(m)
+        else:
+            c, info = _potrf(self.pair.B[np.ix_(T, T)], lower=1, clean=1, overwrite_a=1)
+            if info:
+                raise np.linalg.LinAlgError("B_T is not positive definite")
+            P, info = _potri(c, lower=1, overwrite_c=1)
+            P += P.T  # dpotri fills the lower triangle; the upper one is clean (zeros)
+            P.flat[:: m + 1] *= 0.5
+        w = P @ d_T
+        f_T = float(d_T @ w)
+        p = P.diagonal()
+        w2 = w * w
+        g = f_T - w2 / p
+        det = np.multiply.outer(p, p)
+        det -= P * P
+        det.flat[:: m + 1] = 1.0
+        quad = np.multiply.outer(w2, p)
+        quad += quad.T
+        quad -= 2.0 * P * np.multiply.outer(w, w)
+        quad /= det
+        H = f_T - quad
+        H.flat[:: m + 1] = -np.inf
+        # ‖B_T‖_F ≤ m in correlation scale; ‖B_T⁻¹‖₂ ≤ ‖P‖_F
+        cond = m * float(np.sqrt(np.vdot(P, P)))
+        margin = 64.0 * m * _EPS * cond * abs(f_T)
+        return _NodeInfo(f_T, g, H, margin, {"P": P, "d": d_T})
+
+    def _general_info(self, T: np.ndarray) -> _NodeInfo:
+        m = T.size
+        A_T = self.pair.A[np.ix_(T, T)]
+        if self.identity_B:
+            L = L_inv = None
+            C = A_T
+            cond = 1.0
+        else:
+            L, info = _potrf(self.pair.B[np.ix_(T, T)], lower=1, clean=1, overwrite_a=1)
+            if info:
+                raise np.linalg.LinAlgError("B_T is not positive definite")
+            L_inv, _ = _trtri(L, lower=1)
+            C = L_inv @ A_T @ L_inv.T
+            cond = m * float(np.vdot(L_inv, L_inv))
+        lam, V = np.linalg.eigh(C)
+        if m == 1:
+            g = np.array([-np.inf])
+        else:
+            Z = V.T if L_inv is None else V.T @ L_inv
+            Z = Z * Z
+            Z /= Z.sum(axis=0)
+            g = secular_top_root(lam, Z)
+        margin = 64.0 * m * _EPS * cond * float(np.abs(lam).max())
+        return _NodeInfo(float(lam[-1]), g, None, margin,
+                         {"lam": lam, "V": V, "L": L, "L_inv": L_inv})
+
+    # -- bounds -------------------------------------------------------------------------------
+    def cheap_bound(self, T: np.ndarray, in_F: np.ndarray, r: int) -> float:
+        """Trace–Frobenius and row-sum bounds on A over the node (÷ λ_min(B) when B ≠ I)."""
+        A_T = self.pair.A[np.ix_(T, T)]
+        b = bounds.wolkowicz_styan_bound(A_T, in_F, r, self.k)
+        absA_T = self.absA[np.ix_(T, T)]
+        b = min(b, bounds.collatz_row_bound(A_T, absA_T, in_F, r))
+        b = min(b, bounds.collatz_row_bound(A_T, absA_T, in_F, r, self.perron[T]))
+        if not self.identity_B:
+            b = bounds.scaled_by_lambda_min(b, self.lambda_min_B)
+        return b
+
+    def prune_early(self, T: np.ndarray, in_F: np.ndarray, r: int) -> bool:
+        if not self.cheap:
+            return False
+        b = self.cheap_bound(T, in_F, r)
+        margin = 64.0 * T.size * self.k * _EPS * self.scale_A / self.lambda_min_B
+        if b + margin <= self.threshold():
+            self.pruned_early += 1
+            return True
+        return False
+
+    def prune_node(self, info: _NodeInfo, free: np.ndarray, in_F: np.ndarray,
+                   e: int, r: int) -> bool:
+        threshold = self.threshold() - info.margin
+        h = self.exclusion_bounds(info, free, e)
+        self._excl = (free, h)
+        bound = min(info.f_T, bounds.kth_largest(h, e))
+        if bound <= threshold:
+            return True
+        extra = info.extra
+        if self.pair.rank_one:
+            d, P = extra["d"], extra["P"]
+            Q = P * np.multiply.outer(d, d)
+            top = bounds.entry_sum_bound(Q, in_F, r)
+            # rounding: the sums have ≤ k² terms of size ≤ max|Q|
+            slack = 64.0 * self.k * self.k * _EPS * float(np.abs(Q).max())
+        else:
+            lam, V, L, L_inv = extra["lam"], extra["V"], extra["L"], extra["L_inv"]
+            q = min(self.TOP_Q, lam.size)
+            lam_desc = lam[::-1]
+            U = V[:, ::-1][:, :q]
+            if L is not None:
+                U = L @ U
+                P = L_inv.T @ L_inv
+            else:
+                P = None
+            top = bounds.top_entries_bound(lam_desc, U, P, in_F, r)
+            scale = float(np.abs(lam).max()) * (1.0 if P is None else float(np.abs(P).max()))
+            slack = 64.0 * self.k * self.k * _EPS * scale * float((U * U).sum())
+        return top + slack <= threshold
+
+    def exclusion_bounds(self, info: _NodeInfo, free: np.ndarray, e: int) -> np.ndarray:
+        cached = getattr(self, "_excl", None)
+        if cached is not None and cached[0] is free:
+            return cached[1]
+        if info.H is not None and e >= 2:
+            return bounds.pair_exclusion_bounds(info.H[np.ix_(free, free)], e)
+        return bounds.removal_exclusion_bounds(info.g[free], e)
+
+    def child_bound(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, i: int,
+                    e: int) -> float:
+        # the child leaves u_i and e − 1 of u_{i+1}, … out
+        rest = u[i + 1 :]
+        if e >= 2 and rest.size >= e - 1:
+            if info.H is not None:
+                return bounds.kth_largest(info.H[u[i], rest], e - 1)
+            return min(float(h_sorted[i]), bounds.kth_largest(info.g[rest], e - 1))
+        return float(h_sorted[i])
+
+
 class ESLDASearch:
     """ESLDA at one cardinality, run in slices of bounded time.
 
@@ -285,12 +498,22 @@ class ESLDASearch:
         Relative optimality gap, as in :func:`eslda`.
     """
 
+    #: The branch-and-bound state class and whether a one-swap local search polishes the
+    #: initial incumbent (:class:`_ReferenceESLDASearch` turns both back to the first search).
+    _search_class: type = _Search
+    _polish = True
+
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, gap: float = DEFAULT_GAP):
         self.pair, self.k = pair, int(k)
         scaled = _scaled(pair)
         support = np.sort(np.asarray(support, dtype=np.intp))
         self.initial_value = subset_value(scaled, support)
-        self._search = _Search(scaled, self.k, support, self.initial_value, gap)
+        value = self.initial_value
+        if self._polish:
+            polished, polished_value = local_swap_search(scaled, support)
+            if polished_value > value:
+                support, value = polished, polished_value
+        self._search = self._search_class(scaled, self.k, support, value, gap)
         self.seconds = 0.0
         self.optimal = False
         self._value: tuple[bytes, float] | None = None
@@ -355,6 +578,13 @@ class ESLDASearch:
     def nodes(self) -> int:
         """Branch-and-bound nodes expanded so far."""
         return self._search.nodes
+
+class _ReferenceESLDASearch(ESLDASearch):
+    """The search with the inclusion bounds alone, as first written (benchmarks, tests)."""
+
+    _search_class = _ReferenceSearch
+    _polish = False
+
 
 def eslda(
     A: Any,
@@ -439,12 +669,16 @@ def eslda_pair(
     gap: float = DEFAULT_GAP,
     max_seconds: float | None = None,
     max_nodes: int | None = None,
+    _reference: bool = False,
 ) -> ESLDAResult:
-    """:func:`eslda` on a validated pair with validated arguments (no BLAS thread change)."""
+    """:func:`eslda` on a validated pair with validated arguments (no BLAS thread change).
+
+    ``_reference=True`` runs the search with the inclusion bounds alone, as first written
+    (for benchmarks and tests that compare the two)."""
     if init is None:
         init = gslda_pair(pair)
     support = init.support_at(k) if isinstance(init, GSLDAPath) else np.asarray(init)
-    search = ESLDASearch(pair, k, support, gap)
+    search = (_ReferenceESLDASearch if _reference else ESLDASearch)(pair, k, support, gap)
     start = time.perf_counter()
     deadline = None if max_seconds is None else start + max_seconds
     stopped_by = search.advance(deadline, max_nodes, at_least_one=False)
