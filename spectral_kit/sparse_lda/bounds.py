@@ -17,6 +17,7 @@ import numpy as np
 
 __all__ = [
     "collatz_row_bound",
+    "collatz_rows",
     "entry_sum_bound",
     "kth_largest",
     "pair_exclusion_bounds",
@@ -90,6 +91,12 @@ def pair_exclusion_bounds(H_free: np.ndarray, e: int) -> np.ndarray:
 
 def collatz_row_bound(A_T: np.ndarray, absA_T: np.ndarray, in_F: np.ndarray, r: int,
                       w: np.ndarray | None = None) -> float:
+    """Weighted Gershgorin (Collatz–Wielandt) bound: the maximum of :func:`collatz_rows`."""
+    return float(collatz_rows(A_T, absA_T, in_F, r, w).max())
+
+
+def collatz_rows(A_T: np.ndarray, absA_T: np.ndarray, in_F: np.ndarray, r: int,
+                 w: np.ndarray | None = None) -> np.ndarray:
     """Weighted Gershgorin (Collatz–Wielandt) bound on λ_max(A_S) with |S| = k (B = I).
 
     For a positive weight vector w (default all ones)::
@@ -97,8 +104,8 @@ def collatz_row_bound(A_T: np.ndarray, absA_T: np.ndarray, in_F: np.ndarray, r: 
         R_i = a_ii + (Σ_{j∈F∖i} |a_ij| w_j + top_{r_i}{|a_ij| w_j : j free, j ≠ i}) / w_i,
 
     with r_i = r for i ∈ F and r − 1 for a free i; the bound is max_{i∈T} R_i. With w = 1
-    it is the row-sum bound of Berk & Bertsimas (2019); the weights let the rows of a
-    strongly correlated block share its Perron vector.
+    it is the row-sum bound of Berk & Bertsimas (2019). Returns the R_i; the search also
+    uses them to order its branching (a large R_i marks a variable that can contribute most).
 
     Proof. D⁻¹A_S D with D = diag(w_S) has the eigenvalues of A_S, and Gershgorin's theorem
     puts each of them in a disc centred at a_ii of radius Σ_{j∈S∖i} |a_ij| w_j / w_i, for some
@@ -119,8 +126,7 @@ def collatz_row_bound(A_T: np.ndarray, absA_T: np.ndarray, in_F: np.ndarray, r: 
     # free rows: their own entry is 0 in Wf, so the top r − 1 of the others is the top r
     # minus the smallest of those r (entries are ≥ 0)
     extra = np.where(in_F, s_r, s_r - top_r.min(axis=1))
-    rows = np.diag(A_T) + (base + extra) / (1.0 if w is None else w)
-    return float(rows.max())
+    return np.diag(A_T) + (base + extra) / (1.0 if w is None else w)
 
 
 def wolkowicz_styan_bound(A_T: np.ndarray, in_F: np.ndarray, r: int, k: int) -> float:

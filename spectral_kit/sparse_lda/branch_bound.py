@@ -331,10 +331,6 @@ class _Search(_ReferenceSearch):
         lam_B = 1.0 if self.identity_B else float(
             scipy.linalg.eigvalsh(pair.B, subset_by_index=[0, 0], check_finite=False)[0])
         self.lambda_min_B = lam_B
-        # Perron vector of |A|: the weights of the second row-sum bound (any w > 0 is valid)
-        vals, vecs = np.linalg.eigh(self.absA)
-        w = np.abs(vecs[:, -1])
-        self.perron = np.maximum(w, 1e-3 * max(float(w.max()), np.finfo(float).tiny))
         self.cheap = False
         self.pruned_early = 0
         super().__init__(pair, k, support, value, gap)
@@ -406,26 +402,60 @@ class _Search(_ReferenceSearch):
                          {"lam": lam, "V": V, "L": L, "L_inv": L_inv})
 
     # -- bounds -------------------------------------------------------------------------------
-    def cheap_bound(self, T: np.ndarray, in_F: np.ndarray, r: int) -> float:
-        """Trace–Frobenius and row-sum bounds on A over the node (÷ λ_min(B) when B ≠ I)."""
+    def cheap_bound(self, T: np.ndarray, in_F: np.ndarray, r: int,
+                    rows: bool = False) -> Any:
+        """Trace–Frobenius and row-sum bounds on A over the node (÷ λ_min(B) when B ≠ I);
+        with ``rows``, also the row-sum values R_i (for the branching order)."""
         A_T = self.pair.A[np.ix_(T, T)]
         b = bounds.wolkowicz_styan_bound(A_T, in_F, r, self.k)
-        absA_T = self.absA[np.ix_(T, T)]
-        b = min(b, bounds.collatz_row_bound(A_T, absA_T, in_F, r))
-        b = min(b, bounds.collatz_row_bound(A_T, absA_T, in_F, r, self.perron[T]))
+        R = bounds.collatz_rows(A_T, self.absA[np.ix_(T, T)], in_F, r)
+        b = min(b, float(R.max()))
         if not self.identity_B:
             b = bounds.scaled_by_lambda_min(b, self.lambda_min_B)
-        return b
+        return (b, R) if rows else b
+
+    def cheap_margin(self, m: int) -> float:
+        return 64.0 * m * self.k * _EPS * self.scale_A / self.lambda_min_B
 
     def prune_early(self, T: np.ndarray, in_F: np.ndarray, r: int) -> bool:
         if not self.cheap:
             return False
         b = self.cheap_bound(T, in_F, r)
-        margin = 64.0 * T.size * self.k * _EPS * self.scale_A / self.lambda_min_B
-        if b + margin <= self.threshold():
+        if b + self.cheap_margin(T.size) <= self.threshold():
             self.pruned_early += 1
             return True
         return False
+
+    def expand(self, F_mask: np.ndarray, T_mask: np.ndarray) -> None:
+        """Nodes far from a leaf (e > k) with cheap bounds skip the eigen-solve: there the
+        removal bounds are near f(T) and the cardinality bounds do the pruning."""
+        if not self.cheap:
+            return super().expand(F_mask, T_mask)
+        T = np.flatnonzero(T_mask)
+        in_F = F_mask[T]
+        e, r = T.size - self.k, self.k - int(in_F.sum())
+        if e <= self.k or r < 2:
+            return super().expand(F_mask, T_mask)
+        self.nodes += 1
+        b, R = self.cheap_bound(T, in_F, r, rows=True)
+        bound = b + self.cheap_margin(T.size)
+        if bound <= self.threshold():
+            self.pruned_early += 1
+            return
+        free = np.flatnonzero(~in_F)
+        # most promising first: child i leaves u_i out and keeps u_1 … u_{i−1}
+        u = free[np.argsort(-R[free], kind="stable")]
+        depth = int(T_mask.size - T.size) + int(in_F.sum())
+        for i in range(r + 1):
+            if i == r:
+                self.offer(np.concatenate([T[in_F], T[u[:r]]]))
+                continue
+            child_F = F_mask.copy()
+            child_F[T[u[:i]]] = True
+            child_T = T_mask.copy()
+            child_T[T[u[i]]] = False
+            self.push(bound, depth + i + 1, child_F, child_T)
+        return None
 
     def prune_node(self, info: _NodeInfo, free: np.ndarray, in_F: np.ndarray,
                    e: int, r: int) -> bool:
