@@ -241,3 +241,4 @@ def top_entries_bound(lam_desc: np.ndarray, U: np.ndarray, P: np.ndarray | None,
             head = entry_sum_bound(Aq * P, in_F, r)
         best = min(best, head + tail)
     return best
+

@@ -322,6 +322,8 @@ class _Search(_ReferenceSearch):
 
     #: Eigenpairs tried by the top-entries bound of a general A.
     TOP_Q = 3
+    #: A bound that has not pruned a single node in this many tries is no longer computed.
+    PATIENCE = 300
 
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, value: float, gap: float):
         n = pair.n
@@ -333,6 +335,7 @@ class _Search(_ReferenceSearch):
         self.lambda_min_B = lam_B
         self.cheap = False
         self.pruned_early = 0
+        self.stats: dict[str, tuple[int, int]] = {}
         super().__init__(pair, k, support, value, gap)
         if lam_B > 0 and k < n:
             root = self.cheap_bound(np.arange(n), np.zeros(n, dtype=bool), k)
@@ -373,7 +376,7 @@ class _Search(_ReferenceSearch):
         # ‖B_T‖_F ≤ m in correlation scale; ‖B_T⁻¹‖₂ ≤ ‖P‖_F
         cond = m * float(np.sqrt(np.vdot(P, P)))
         margin = 64.0 * m * _EPS * cond * abs(f_T)
-        return _NodeInfo(f_T, g, H, margin, {"P": P, "d": d_T})
+        return _NodeInfo(f_T, g, H, margin, {"P": P, "d": d_T, "w": w})
 
     def _general_info(self, T: np.ndarray) -> _NodeInfo:
         m = T.size
@@ -465,6 +468,8 @@ class _Search(_ReferenceSearch):
         bound = min(info.f_T, bounds.kth_largest(h, e))
         if bound <= threshold:
             return True
+        if not self.worth_trying("top_entries"):
+            return False
         extra = info.extra
         if self.pair.rank_one:
             d, P = extra["d"], extra["P"]
@@ -485,7 +490,16 @@ class _Search(_ReferenceSearch):
             top = bounds.top_entries_bound(lam_desc, U, P, in_F, r)
             scale = float(np.abs(lam).max()) * (1.0 if P is None else float(np.abs(P).max()))
             slack = 64.0 * self.k * self.k * _EPS * scale * float((U * U).sum())
-        return top + slack <= threshold
+        return self.record("top_entries", top + slack <= threshold)
+
+    def worth_trying(self, name: str) -> bool:
+        tries, prunes = self.stats.get(name, (0, 0))
+        return prunes > 0 or tries < self.PATIENCE
+
+    def record(self, name: str, pruned: bool) -> bool:
+        tries, prunes = self.stats.get(name, (0, 0))
+        self.stats[name] = (tries + 1, prunes + int(pruned))
+        return pruned
 
     def exclusion_bounds(self, info: _NodeInfo, free: np.ndarray, e: int) -> np.ndarray:
         cached = getattr(self, "_excl", None)
@@ -499,11 +513,13 @@ class _Search(_ReferenceSearch):
                     e: int) -> float:
         # the child leaves u_i and e − 1 of u_{i+1}, … out
         rest = u[i + 1 :]
+        bound = float(h_sorted[i])
         if e >= 2 and rest.size >= e - 1:
             if info.H is not None:
-                return bounds.kth_largest(info.H[u[i], rest], e - 1)
-            return min(float(h_sorted[i]), bounds.kth_largest(info.g[rest], e - 1))
-        return float(h_sorted[i])
+                bound = min(bound, bounds.kth_largest(info.H[u[i], rest], e - 1))
+            else:
+                bound = min(bound, bounds.kth_largest(info.g[rest], e - 1))
+        return bound
 
 
 class ESLDASearch:
