@@ -180,8 +180,8 @@ def test_pair_exclusion_bounds_never_cut_off_the_optimum(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_row_sum_and_trace_frobenius_bounds(seed):
-    """Gershgorin/Collatz row sums (w = 1 and random w > 0) and Wolkowicz–Styan, B = I;
-    divided by λ_min(B) they bound the generalized problem too."""
+    """Gershgorin/Collatz row sums (w = 1 and random w > 0), Wolkowicz–Styan and the
+    fixed-block bound, B = I; divided by λ_min(B) they bound the generalized problem too."""
     checked = 0
     for rng, A, B, k in cases(1000 + seed, 80):
         n = A.shape[0]
@@ -199,7 +199,11 @@ def test_row_sum_and_trace_frobenius_bounds(seed):
             rows = bounds.collatz_rows(A_T, np.abs(A_T), in_F, r)
             weighted = bounds.collatz_row_bound(A_T, np.abs(A_T), in_F, r, w)
             ws = bounds.wolkowicz_styan_bound(A_T, in_F, r, k)
-            for b in (rows.max(), weighted, ws):
+            F_idx = np.flatnonzero(in_F)
+            lam_F = float(np.linalg.eigvalsh(A_T[np.ix_(F_idx, F_idx)])[-1]) if F_idx.size \
+                else 0.0
+            block = bounds.block_bound(lam_F, A_T, in_F, r, k)
+            for b in (rows.max(), weighted, ws, block):
                 assert b >= best_I - tol(values_I)
             scaled = bounds.scaled_by_lambda_min(min(rows.max(), ws), lam_min_B)
             assert scaled >= node_max(masks, values, F, T) - tol(values)

@@ -34,6 +34,9 @@ class BenchResult:
         The target stated in the issue/papers, e.g. "ratio ≥ 100" or "< 60 s".
     extra : dict
         Other measured numbers (peak memory, iterations, nodes expanded, ...).
+    extrapolated : bool
+        Whether ``baseline_seconds`` is an estimate scaled up from a partial run rather than
+        a measured time (never a headline row).
     """
 
     name: str
@@ -42,6 +45,7 @@ class BenchResult:
     baseline_seconds: float | None = None
     goal: str = ""
     extra: dict = field(default_factory=dict)
+    extrapolated: bool = False
 
     @property
     def ratio(self) -> float | None:

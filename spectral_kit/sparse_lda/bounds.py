@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "block_bound",
     "collatz_row_bound",
     "collatz_rows",
     "entry_sum_bound",
@@ -242,3 +243,30 @@ def top_entries_bound(lam_desc: np.ndarray, U: np.ndarray, P: np.ndarray | None,
         best = min(best, head + tail)
     return best
 
+
+
+def block_bound(lam_F: float, A_T: np.ndarray, in_F: np.ndarray, r: int, k: int) -> float:
+    """Bound from the exact top eigenvalue of the fixed block (B = I).
+
+    Split S = F ∪ R (R: the r free variables chosen). With λ_F = λ_max(A_F) (given),
+    x̄ = √(top_r of ‖A_{F,j}‖² over free j) ≥ ‖A_{F,R}‖₂ and λ̄_R the trace–Frobenius and
+    row-sum bounds for r-subsets of the free variables (F = ∅ there), the bound is the top
+    eigenvalue of [[λ_F, x̄], [x̄, λ̄_R]] = (λ_F + λ̄_R)/2 + √(((λ_F − λ̄_R)/2)² + x̄²).
+
+    Proof. For a unit z = (a; c) supported on S, zᵀA_S z = aᵀA_F a + 2aᵀA_{F,R} c + cᵀA_R c
+    ≤ λ_F‖a‖² + 2‖A_{F,R}‖₂‖a‖‖c‖ + λ_max(A_R)‖c‖², the quadratic form of the 2 × 2 matrix
+    at the unit vector (‖a‖, ‖c‖); its top eigenvalue grows with each diagonal entry and with
+    the off-diagonal one, so the bounds on ‖A_{F,R}‖₂ (Frobenius norm of the r columns) and on
+    λ_max(A_R) (:func:`wolkowicz_styan_bound`, :func:`collatz_rows` on the free block) may
+    replace them. ∎
+    """
+    free = ~in_F
+    A_R = A_T[np.ix_(free, free)]
+    none = np.zeros(A_R.shape[0], dtype=bool)
+    lam_R = wolkowicz_styan_bound(A_R, none, r, r) if r >= 1 else 0.0
+    if r >= 1:
+        lam_R = min(lam_R, float(collatz_rows(A_R, np.abs(A_R), none, r).max()))
+    cross = A_T[np.ix_(in_F, free)]
+    x2 = float(top_sums((cross * cross).sum(axis=0), r))
+    half = 0.5 * (lam_F - lam_R)
+    return float(0.5 * (lam_F + lam_R) + np.sqrt(half * half + x2))

@@ -168,9 +168,11 @@ class _ReferenceSearch:
                 self.offer(supports[int(i)])
 
     # -- queue ------------------------------------------------------------------------------
-    def push(self, bound: float, depth: int, F: np.ndarray, T: np.ndarray) -> None:
+    def push(self, bound: float, depth: int, F: np.ndarray, T: np.ndarray,
+             own: bool = False) -> None:
+        """Queue a node; ``own`` marks a bound computed for the node itself (not inherited)."""
         heapq.heappush(
-            self.heap, (-bound, -depth, next(self.tie), F.tobytes(), T.tobytes())
+            self.heap, (-bound, -depth, next(self.tie), F.tobytes(), T.tobytes(), own)
         )
 
     def top_bound(self) -> float:
@@ -203,7 +205,8 @@ class _ReferenceSearch:
         return float(h_sorted[i])
 
     # -- one node ---------------------------------------------------------------------------
-    def expand(self, F_mask: np.ndarray, T_mask: np.ndarray) -> None:
+    def expand(self, F_mask: np.ndarray, T_mask: np.ndarray, own: bool = False) -> None:
+        """Expand one node (``own``: its queued bound was computed for it, see :meth:`push`)."""
         k = self.k
         T = np.flatnonzero(T_mask)
         in_F = F_mask[T]
@@ -215,7 +218,7 @@ class _ReferenceSearch:
             self.offer(T[in_F])
             return
         self.nodes += 1
-        if self.prune_early(T, in_F, r):
+        if not own and self.prune_early(T, in_F, r):
             return
         info = self.node_info(T)
         margin, g, H = info.margin, info.g, info.H
@@ -297,9 +300,9 @@ class _ReferenceSearch:
             if (deadline is not None and time.perf_counter() > deadline
                     and not (at_least_one and expanded == 0)):
                 return "max_seconds", bound
-            _, _, _, F_bytes, T_bytes = heapq.heappop(self.heap)
+            _, _, _, F_bytes, T_bytes, own = heapq.heappop(self.heap)
             self.expand(np.frombuffer(F_bytes, dtype=bool).copy(),
-                        np.frombuffer(T_bytes, dtype=bool).copy())
+                        np.frombuffer(T_bytes, dtype=bool).copy(), own)
             expanded += 1
         self.heap.clear()
         return "completed", self.threshold()
@@ -413,6 +416,12 @@ class _Search(_ReferenceSearch):
         b = bounds.wolkowicz_styan_bound(A_T, in_F, r, self.k)
         R = bounds.collatz_rows(A_T, self.absA[np.ix_(T, T)], in_F, r)
         b = min(b, float(R.max()))
+        if in_F.any() and self.worth_trying("block"):
+            A_F = A_T[np.ix_(in_F, in_F)]
+            lam_F = float(np.linalg.eigvalsh(A_F)[-1])
+            block = bounds.block_bound(lam_F, A_T, in_F, r, self.k)
+            self.record("block", block < b)
+            b = min(b, block)
         if not self.identity_B:
             b = bounds.scaled_by_lambda_min(b, self.lambda_min_B)
         return (b, R) if rows else b
@@ -429,22 +438,43 @@ class _Search(_ReferenceSearch):
             return True
         return False
 
-    def expand(self, F_mask: np.ndarray, T_mask: np.ndarray) -> None:
+    def push(self, bound: float, depth: int, F: np.ndarray, T: np.ndarray,
+             own: bool = False) -> None:
+        """With cheap bounds, a child is bounded when it is created: pruned at once, or
+        queued under its own bound, so that best-first order follows the nodes' bounds."""
+        if self.cheap and not own:
+            T_idx = np.flatnonzero(T)
+            in_F = F[T_idx]
+            r = self.k - int(in_F.sum())
+            if T_idx.size > self.k and r > 0:
+                b = self.cheap_bound(T_idx, in_F, r) + self.cheap_margin(T_idx.size)
+                if b <= self.threshold():
+                    self.pruned_early += 1
+                    return
+                bound, own = min(bound, b), True
+        super().push(bound, depth, F, T, own)
+
+    def expand(self, F_mask: np.ndarray, T_mask: np.ndarray, own: bool = False) -> None:
         """Nodes far from a leaf (e > k) with cheap bounds skip the eigen-solve: there the
         removal bounds are near f(T) and the cardinality bounds do the pruning."""
         if not self.cheap:
-            return super().expand(F_mask, T_mask)
+            return super().expand(F_mask, T_mask, own)
         T = np.flatnonzero(T_mask)
         in_F = F_mask[T]
         e, r = T.size - self.k, self.k - int(in_F.sum())
         if e <= self.k or r < 2:
-            return super().expand(F_mask, T_mask)
+            return super().expand(F_mask, T_mask, own)
         self.nodes += 1
-        b, R = self.cheap_bound(T, in_F, r, rows=True)
-        bound = b + self.cheap_margin(T.size)
-        if bound <= self.threshold():
-            self.pruned_early += 1
-            return
+        if own:  # bounded when queued (and the threshold only rises): just the row order
+            A_T = self.pair.A[np.ix_(T, T)]
+            R = bounds.collatz_rows(A_T, self.absA[np.ix_(T, T)], in_F, r)
+            bound = np.inf
+        else:
+            b, R = self.cheap_bound(T, in_F, r, rows=True)
+            bound = b + self.cheap_margin(T.size)
+            if bound <= self.threshold():
+                self.pruned_early += 1
+                return
         free = np.flatnonzero(~in_F)
         # most promising first: child i leaves u_i out and keeps u_1 … u_{i−1}
         u = free[np.argsort(-R[free], kind="stable")]
