@@ -180,8 +180,9 @@ def test_pair_exclusion_bounds_never_cut_off_the_optimum(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_row_sum_and_trace_frobenius_bounds(seed):
-    """Gershgorin/Collatz row sums (w = 1 and random w > 0), Wolkowicz–Styan and the
-    fixed-block bound, B = I; divided by λ_min(B) they bound the generalized problem too."""
+    """Gershgorin/Collatz row sums (w = 1 and random w > 0), Wolkowicz–Styan, the
+    fixed-block and the soft-threshold (random level) bounds, B = I; divided by λ_min(B)
+    they bound the generalized problem too."""
     checked = 0
     for rng, A, B, k in cases(1000 + seed, 80):
         n = A.shape[0]
@@ -203,7 +204,8 @@ def test_row_sum_and_trace_frobenius_bounds(seed):
             lam_F = float(np.linalg.eigvalsh(A_T[np.ix_(F_idx, F_idx)])[-1]) if F_idx.size \
                 else 0.0
             block = bounds.block_bound(lam_F, A_T, in_F, r, k)
-            for b in (rows.max(), weighted, ws, block):
+            soft = bounds.soft_threshold_bound(A_T, rng.uniform(0, np.abs(A_T).max()), k)
+            for b in (rows.max(), weighted, ws, block, soft):
                 assert b >= best_I - tol(values_I)
             scaled = bounds.scaled_by_lambda_min(min(rows.max(), ws), lam_min_B)
             assert scaled >= node_max(masks, values, F, T) - tol(values)

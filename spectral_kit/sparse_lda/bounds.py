@@ -25,6 +25,7 @@ __all__ = [
     "removal_bound",
     "removal_exclusion_bounds",
     "scaled_by_lambda_min",
+    "soft_threshold_bound",
     "top_entries_bound",
     "top_sums",
     "wolkowicz_styan_bound",
@@ -270,3 +271,20 @@ def block_bound(lam_F: float, A_T: np.ndarray, in_F: np.ndarray, r: int, k: int)
     x2 = float(top_sums((cross * cross).sum(axis=0), r))
     half = 0.5 * (lam_F - lam_R)
     return float(0.5 * (lam_F + lam_R) + np.sqrt(half * half + x2))
+
+
+def soft_threshold_bound(A_T: np.ndarray, c: float, k: int) -> float:
+    """ℓ₁ (DSPCA-type) bound for B = I: ``λ_max(A_T − Y_c) + c (k − 1)``, where Y_c clips
+    the off-diagonal entries of A_T to [−c, c] (so A_T − Y_c is A_T soft-thresholded at c
+    off the diagonal); any c ≥ 0 is valid.
+
+    Proof. For a unit x supported on S ⊆ T with |S| = k, xᵀA x = xᵀ(A − Y)x + xᵀY x. The first
+    term is at most λ_max(A_T − Y). Y has a zero diagonal and |Y_ij| ≤ c, so
+    xᵀY x ≤ c Σ_{i≠j} |x_i||x_j| = c (‖x‖₁² − ‖x‖₂²) ≤ c (k − 1), as ‖x‖₁² ≤ k ‖x‖₂² by
+    Cauchy–Schwarz on k non-zero entries. (d'Aspremont et al.'s relaxation bounds sparse PCA
+    by min_Y λ_max(A − Y) + k‖Y‖_max; the zero diagonal turns k into k − 1.) ∎
+    """
+    m = A_T.shape[0]
+    M = np.sign(A_T) * np.maximum(np.abs(A_T) - c, 0.0)
+    M.flat[:: m + 1] = A_T.diagonal()
+    return float(np.linalg.eigvalsh(M)[-1]) + c * (k - 1)

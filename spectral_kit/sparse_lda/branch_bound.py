@@ -337,6 +337,8 @@ class _Search(_ReferenceSearch):
             scipy.linalg.eigvalsh(pair.B, subset_by_index=[0, 0], check_finite=False)[0])
         self.lambda_min_B = lam_B
         self.cheap = False
+        # soft-threshold level: starts at the median |a_ij| and follows the best one found
+        self.soft_c = float(np.median(self.absA)) if n > 1 else 0.0
         self.pruned_early = 0
         self.stats: dict[str, tuple[int, int]] = {}
         super().__init__(pair, k, support, value, gap)
@@ -430,13 +432,29 @@ class _Search(_ReferenceSearch):
         return 64.0 * m * self.k * _EPS * self.scale_A / self.lambda_min_B
 
     def prune_early(self, T: np.ndarray, in_F: np.ndarray, r: int) -> bool:
-        if not self.cheap:
+        if self.cheap:
+            b = self.cheap_bound(T, in_F, r)
+            if b + self.cheap_margin(T.size) <= self.threshold():
+                self.pruned_early += 1
+                return True
+        return self.prune_soft(T)
+
+    def prune_soft(self, T: np.ndarray) -> bool:
+        """B = I: the soft-threshold bound at a few levels c around the last best one."""
+        if not self.identity_B or not self.worth_trying("soft"):
             return False
-        b = self.cheap_bound(T, in_F, r)
-        if b + self.cheap_margin(T.size) <= self.threshold():
-            self.pruned_early += 1
-            return True
-        return False
+        A_T = self.pair.A[np.ix_(T, T)]
+        threshold = self.threshold() - self.cheap_margin(T.size) * T.size
+        c0 = self.soft_c
+        best, best_c = np.inf, c0
+        for c in (c0, 0.8 * c0, 1.25 * c0):
+            b = bounds.soft_threshold_bound(A_T, c, self.k)
+            if b < best:
+                best, best_c = b, c
+            if best <= threshold:
+                break
+        self.soft_c = best_c
+        return self.record("soft", best <= threshold)
 
     def push(self, bound: float, depth: int, F: np.ndarray, T: np.ndarray,
              own: bool = False) -> None:
@@ -475,6 +493,8 @@ class _Search(_ReferenceSearch):
             if bound <= self.threshold():
                 self.pruned_early += 1
                 return
+        if self.prune_soft(T):
+            return
         free = np.flatnonzero(~in_F)
         # most promising first: child i leaves u_i out and keeps u_1 … u_{i−1}
         u = free[np.argsort(-R[free], kind="stable")]
