@@ -577,9 +577,10 @@ class _Search(_ReferenceSearch):
 class ESLDASearch:
     """ESLDA at one cardinality, run in slices of bounded time.
 
-    The search of :func:`eslda` (best first from the GSLDA support, default gap), but
-    resumable: each :meth:`advance` spends until a deadline on it and keeps the queue, so an
-    explorer can give it a few tens of milliseconds at a time and keep its sliders live. At
+    The search of :func:`eslda` (best first from the GSLDA support after a one-swap local
+    search, default gap), but resumable: each :meth:`advance` spends until a deadline on it
+    and keeps the queue, so an explorer can give it a few tens of milliseconds at a time and
+    keep its sliders live. At
     any moment the incumbent and the largest open bound bracket the optimum (Sec. 2.3:
     "preset thresholds based on generalized eigenvalue bounds can be used for early
     termination").
@@ -700,7 +701,8 @@ def eslda(
     """Exact sparse LDA (ESLDA): the k-subset with the largest λ_max(A_S, B_S), certified.
 
     Best-first branch-and-bound on the eigenvalue bounds of the generalized inclusion
-    principle (Thm. 1, Eq. 8), initialised from GSLDA (Sec. 2.3). Sparse PCA is B = I.
+    principle (Thm. 1, Eq. 8) and the cardinality bounds of :mod:`.bounds`, initialised from
+    GSLDA (Sec. 2.3) polished by a one-swap local search. Sparse PCA is B = I.
 
     Parameters
     ----------
