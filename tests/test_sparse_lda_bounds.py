@@ -203,7 +203,7 @@ def test_row_sum_and_trace_frobenius_bounds(seed):
             F_idx = np.flatnonzero(in_F)
             lam_F = float(np.linalg.eigvalsh(A_T[np.ix_(F_idx, F_idx)])[-1]) if F_idx.size \
                 else 0.0
-            block = bounds.block_bound(lam_F, A_T, in_F, r, k)
+            block = bounds.block_bound(lam_F, A_T, in_F, r)
             soft = bounds.soft_threshold_bound(A_T, rng.uniform(0, np.abs(A_T).max()), k)
             for b in (rows.max(), weighted, ws, block, soft):
                 assert b >= best_I - tol(values_I)

@@ -246,7 +246,7 @@ def top_entries_bound(lam_desc: np.ndarray, U: np.ndarray, P: np.ndarray | None,
 
 
 
-def block_bound(lam_F: float, A_T: np.ndarray, in_F: np.ndarray, r: int, k: int) -> float:
+def block_bound(lam_F: float, A_T: np.ndarray, in_F: np.ndarray, r: int) -> float:
     """Bound from the exact top eigenvalue of the fixed block (B = I).
 
     Split S = F ∪ R (R: the r free variables chosen). With λ_F = λ_max(A_F) (given),

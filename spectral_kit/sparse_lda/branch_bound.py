@@ -83,7 +83,7 @@ _trtri = scipy.linalg.lapack.dtrtri
 
 class _NodeInfo:
     """Bounds of one node: f(T), the one-removal values g and, for rank one, pair values H;
-    ``extra`` holds what the cardinality bounds reuse (the eigenpairs of a general node)."""
+    ``extra`` holds what the cardinality bounds reuse (P = B_T⁻¹, eigenpairs)."""
 
     __slots__ = ("H", "extra", "f_T", "g", "margin")
 
@@ -339,6 +339,8 @@ class _Search(_ReferenceSearch):
 
     #: Eigenpairs tried by the top-entries bound of a general A.
     TOP_Q = 3
+    #: Smallest n at which the top-entries bound is tried when B ≠ I.
+    TOP_MIN_N = 24
     #: A bound that has not pruned a single node in this many tries is no longer computed.
     PATIENCE = 300
 
@@ -395,13 +397,13 @@ class _Search(_ReferenceSearch):
         # ‖B_T‖_F ≤ m in correlation scale; ‖B_T⁻¹‖₂ ≤ ‖P‖_F
         cond = m * float(np.sqrt(np.vdot(P, P)))
         margin = 64.0 * m * _EPS * cond * abs(f_T)
-        return _NodeInfo(f_T, g, H, margin)
+        return _NodeInfo(f_T, g, H, margin, {"P": P, "d": d_T})
 
     def _general_info(self, T: np.ndarray) -> _NodeInfo:
         m = T.size
         A_T = self.pair.A[np.ix_(T, T)]
         if self.identity_B:
-            L_inv = None
+            L = L_inv = None
             C = A_T
             cond = 1.0
         else:
@@ -420,7 +422,8 @@ class _Search(_ReferenceSearch):
             Z /= Z.sum(axis=0)
             g = secular_top_root(lam, Z)
         margin = 64.0 * m * _EPS * cond * float(np.abs(lam).max())
-        return _NodeInfo(float(lam[-1]), g, None, margin, {"lam": lam, "V": V})
+        return _NodeInfo(float(lam[-1]), g, None, margin,
+                         {"lam": lam, "V": V, "L": L, "L_inv": L_inv})
 
     # -- bounds -------------------------------------------------------------------------------
     def cheap_bound(self, T: np.ndarray, in_F: np.ndarray, r: int,
@@ -434,7 +437,7 @@ class _Search(_ReferenceSearch):
         if in_F.any() and self.worth_trying("block"):
             A_F = A_T[np.ix_(in_F, in_F)]
             lam_F = float(np.linalg.eigvalsh(A_F)[-1])
-            block = bounds.block_bound(lam_F, A_T, in_F, r, self.k)
+            block = bounds.block_bound(lam_F, A_T, in_F, r)
             self.record("block", block < b)
             b = min(b, block)
         if not self.identity_B:
@@ -531,17 +534,29 @@ class _Search(_ReferenceSearch):
         bound = min(info.f_T, bounds.kth_largest(h, e))
         if bound <= threshold:
             return True
-        # The top-entries bound, for B = I only: with B ≠ I it goes through P_SS ⪰ B_S⁻¹,
-        # which is loose whenever S is much smaller than T (never pruned in our runs, at
-        # O(m³) a node).
-        if (self.pair.rank_one or not self.identity_B
-                or not self.worth_trying("top_entries")):
+        # The top-entries bound. With B ≠ I it goes through P_SS ⪰ B_S⁻¹, loose when S is
+        # much smaller than T (and O(m³) a node): tried only on problems large enough to
+        # amortize the tries, and dropped when it does not prune.
+        if not self.worth_trying("top_entries") or (
+                not self.identity_B and self.n < self.TOP_MIN_N):
             return False
-        lam, V = info.extra["lam"], info.extra["V"]
-        q = min(self.TOP_Q, lam.size)
-        U = V[:, ::-1][:, :q]
-        top = bounds.top_entries_bound(lam[::-1], U, None, in_F, r)
-        slack = 64.0 * self.k * self.k * _EPS * float(np.abs(lam).max())
+        extra = info.extra
+        if self.pair.rank_one:
+            d, P = extra["d"], extra["P"]
+            Q = P * np.multiply.outer(d, d)
+            top = bounds.entry_sum_bound(Q, in_F, r)
+            # rounding: the sums have ≤ k² terms of size ≤ max|Q|
+            slack = 64.0 * self.k * self.k * _EPS * float(np.abs(Q).max())
+        else:
+            lam, V, L, L_inv = extra["lam"], extra["V"], extra["L"], extra["L_inv"]
+            U = V[:, ::-1][:, : min(self.TOP_Q, lam.size)]
+            P = None
+            if L is not None:
+                U = L @ U
+                P = L_inv.T @ L_inv
+            top = bounds.top_entries_bound(lam[::-1], U, P, in_F, r)
+            scale = float(np.abs(lam).max()) * (1.0 if P is None else float(np.abs(P).max()))
+            slack = 64.0 * self.k * self.k * _EPS * scale * float((U * U).sum())
         return self.record("top_entries", top + slack <= threshold)
 
     def worth_trying(self, name: str) -> bool:
