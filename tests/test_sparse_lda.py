@@ -422,6 +422,55 @@ def test_real_data_pair_sonar(real_data):
     assert np.all(np.diff(path.values) >= -1e-12 * lam[-1])  # monotone in k (Sec. 2.2)
 
 
+def test_sparse_pca_on_sonar_is_certified_and_exact(real_data):
+    """Sparse PCA of Sonar's correlation matrix (B = I): certified at k = 5 and 10 on all
+    60 bands, above GSLDA, with upper bound = value; on 22 bands, equal to exhaustive search
+    at k = 5 and to the first search (inclusion bounds alone), which certifies there too."""
+    from spectral_kit.sparse_lda.branch_bound import eslda_pair
+    from spectral_kit.sparse_lda.pair import check_pair
+
+    C = np.corrcoef(real_data("sonar").X, rowvar=False)
+    eye = np.eye(C.shape[0])
+    path = sl.gslda(C, eye)
+    for k in (5, 10):
+        res = sl.eslda(C, eye, k, init=path, max_seconds=60.0)
+        assert res.optimal
+        assert res.value >= path.values[k - 1] - 1e-12
+        assert res.upper_bound == pytest.approx(res.value, rel=1e-9)
+        assert res.value == pytest.approx(np.linalg.eigvalsh(C[np.ix_(res.support,
+                                                                      res.support)])[-1])
+    sub = C[:22, :22]
+    pair = check_pair(sub, np.eye(22))
+    ours = eslda_pair(pair, 5)
+    first = eslda_pair(pair, 5, _reference=True)
+    ex = sl.exhaustive(sub, np.eye(22), 5)
+    assert ours.optimal and first.optimal
+    assert ours.value == pytest.approx(ex.value, rel=1e-12)
+    assert first.value == pytest.approx(ex.value, rel=1e-12)
+    np.testing.assert_array_equal(ours.support, ex.support)
+
+
+def test_eslda_agrees_with_the_first_search_on_ionosphere(real_data):
+    """Sparse LDA on Ionosphere (two classes: rank-one A, regularized B): where the first
+    search certifies, the current one returns the same support and value."""
+    from spectral_kit.sparse_lda.branch_bound import eslda_pair
+    from spectral_kit.sparse_lda.pair import check_pair
+
+    data = real_data("ionosphere")
+    sc = sl.scatter_matrices(data.X, data.y)
+    pair = check_pair(sc.d, sc.B, "auto")
+    path = gslda_pair(pair)
+    for k in (4, 8):
+        first = eslda_pair(pair, k, init=path, _reference=True, max_seconds=30.0)
+        ours = eslda_pair(pair, k, init=path)
+        assert ours.optimal
+        if first.optimal:
+            assert ours.value == pytest.approx(first.value, rel=1e-9)
+            np.testing.assert_array_equal(ours.support, first.support)
+        else:
+            assert first.value <= ours.value * (1 + 1e-12)
+
+
 # --------------------------------------------------------------------------- bad input
 
 

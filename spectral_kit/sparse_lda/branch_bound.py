@@ -22,6 +22,20 @@ What makes n = 40, k = 20 tractable (the paper quotes ≈ 2 hours):
 * **Closed-form leaves.** Nodes needing one or (rank one) two more removals, or one more
   inclusion, are solved directly from the same quantities.
 
+What makes sparse PCA at n = 60–120, k = 5–10 a matter of seconds (:class:`_Search`; the
+search above is kept as :class:`_ReferenceSearch`):
+
+* **Cardinality bounds** (:mod:`.bounds`, each with its proof): the e-th largest removal
+  bound; for B = I (or divided by λ_min(B)) the trace–Frobenius (Wolkowicz–Styan), row-sum
+  (Gershgorin, as in Berk & Bertsimas 2019), fixed-block and soft-threshold (ℓ₁) bounds; the
+  generalized top-entries bound from a node's own eigenpairs. They use k, so they prune near
+  the root, where f(T) is close to λ_max(A, B).
+* **Cheap nodes.** Far from the leaves (e > k) the O(m²) bounds decide without an
+  eigen-solve; children are bounded when they are created, so best-first order follows them.
+* **Node kernels without wrappers.** LAPACK's ``dpotrf``/``dpotri``/``dtrtri`` directly, no
+  factorization at all when B = I.
+* **A stronger start.** GSLDA's support polished by a best-improvement one-swap local search.
+
 Bounds computed by cancellation carry a rounding margin (∝ eps · cond(B_T) · f(T)); a node is
 pruned only when its bound plus that margin cannot beat the incumbent by more than ``gap``.
 """
@@ -39,8 +53,10 @@ import scipy.linalg
 from threadpoolctl import threadpool_limits
 
 from ..validation import check_finite_scalar, check_int
+from . import bounds
 from ._numerics import (
     add_one_values,
+    local_swap_search,
     rank_one_add_values,
     secular_top_root,
     subset_value,
@@ -58,14 +74,23 @@ DEFAULT_GAP = 1e-10
 
 _EPS = np.finfo(float).eps
 
+# LAPACK directly: the node matrices are small, and scipy.linalg's checks cost more than
+# the factorizations themselves.
+_potrf = scipy.linalg.lapack.dpotrf
+_potri = scipy.linalg.lapack.dpotri
+_trtri = scipy.linalg.lapack.dtrtri
+
 
 class _NodeInfo:
-    """Bounds of one node: f(T), the one-removal values g and, for rank one, pair values H."""
+    """Bounds of one node: f(T), the one-removal values g and, for rank one, pair values H;
+    ``extra`` holds what the cardinality bounds reuse (P = B_T⁻¹, eigenpairs)."""
 
-    __slots__ = ("H", "f_T", "g", "margin")
+    __slots__ = ("H", "extra", "f_T", "g", "margin")
 
-    def __init__(self, f_T: float, g: np.ndarray, H: np.ndarray | None, margin: float):
+    def __init__(self, f_T: float, g: np.ndarray, H: np.ndarray | None, margin: float,
+                 extra: dict | None = None):
         self.f_T, self.g, self.H, self.margin = f_T, g, H, margin
+        self.extra = extra
 
 
 def _scaled(pair: MatrixPair) -> MatrixPair:
@@ -118,14 +143,20 @@ def _general_node(pair: MatrixPair, T: np.ndarray) -> _NodeInfo:
     return _NodeInfo(float(lam[-1]), g, None, margin)
 
 
-class _Search:
-    """Best-first branch-and-bound state for one (pair, k)."""
+class _ReferenceSearch:
+    """Best-first branch-and-bound state for one (pair, k): the inclusion bounds alone.
+
+    The search as first written (one- and two-removal bounds, SciPy's wrappers at every
+    node); :class:`_Search` adds the cardinality bounds and the low-overhead node kernels
+    through the hooks :meth:`prune_early`, :meth:`prune_node`, :meth:`exclusion_bounds` and
+    :meth:`child_bound`. Kept as the reference that the benchmark and the tests compare with.
+    """
 
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, value: float, gap: float):
         self.pair, self.k, self.gap = pair, k, gap
         self.n = pair.n
         self.best_support, self.best_value = support, value
-        self.node_info = _rank_one_node if pair.rank_one else _general_node
+        self._node_info = _rank_one_node if pair.rank_one else _general_node
         self.heap: list[tuple[float, int, int, bytes, bytes]] = []
         self.tie = count()
         self.nodes = 0
@@ -151,16 +182,45 @@ class _Search:
                 self.offer(supports[int(i)])
 
     # -- queue ------------------------------------------------------------------------------
-    def push(self, bound: float, depth: int, F: np.ndarray, T: np.ndarray) -> None:
+    def push(self, bound: float, depth: int, F: np.ndarray, T: np.ndarray,
+             own: bool = False) -> None:
+        """Queue a node; ``own`` marks a bound computed for the node itself (not inherited)."""
         heapq.heappush(
-            self.heap, (-bound, -depth, next(self.tie), F.tobytes(), T.tobytes())
+            self.heap, (-bound, -depth, next(self.tie), F.tobytes(), T.tobytes(), own)
         )
 
     def top_bound(self) -> float:
         return -self.heap[0][0] if self.heap else -np.inf
 
+    # -- hooks ------------------------------------------------------------------------------
+    def node_info(self, T: np.ndarray) -> _NodeInfo:
+        return self._node_info(self.pair, T)
+
+    def prune_early(self, T: np.ndarray, in_F: np.ndarray, r: int) -> bool:
+        """Whether a bound computed without factorizing B_T already prunes the node."""
+        return False
+
+    def prune_node(self, info: _NodeInfo, free: np.ndarray, in_F: np.ndarray,
+                   e: int, r: int) -> bool:
+        """Whether a node bound beyond f(T) prunes the node."""
+        return False
+
+    def exclusion_bounds(self, info: _NodeInfo, free: np.ndarray, e: int) -> np.ndarray:
+        """For each free j, a bound on the node's subsets that leave j out."""
+        if info.H is not None and e >= 2:
+            return info.H[np.ix_(free, free)].max(axis=1)
+        return info.g[free]
+
+    def child_bound(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, i: int,
+                    e: int) -> float:
+        """Bound of the Narendra–Fukunaga child i: leaves u_i out, keeps u_1 … u_{i−1}."""
+        if info.H is not None and e >= 2:
+            return float(info.H[u[i], u[i + 1 :]].max())
+        return float(h_sorted[i])
+
     # -- one node ---------------------------------------------------------------------------
-    def expand(self, F_mask: np.ndarray, T_mask: np.ndarray) -> None:
+    def expand(self, F_mask: np.ndarray, T_mask: np.ndarray, own: bool = False) -> None:
+        """Expand one node (``own``: its queued bound was computed for it, see :meth:`push`)."""
         k = self.k
         T = np.flatnonzero(T_mask)
         in_F = F_mask[T]
@@ -172,19 +232,18 @@ class _Search:
             self.offer(T[in_F])
             return
         self.nodes += 1
-        info = self.node_info(self.pair, T)
+        if not own and self.prune_early(T, in_F, r):
+            return
+        info = self.node_info(T)
         margin, g, H = info.margin, info.g, info.H
         use_pairs = H is not None and e >= 2
         free = np.flatnonzero(~in_F)
         fixed = list(np.flatnonzero(in_F))
-
-        def exclusion_bounds(free: np.ndarray) -> np.ndarray:
-            if use_pairs:
-                return H[np.ix_(free, free)].max(axis=1)
-            return g[free]
+        if self.prune_node(info, free, in_F, e, r):
+            return
 
         while True:  # fixing: variables that every improving subset must contain
-            h = exclusion_bounds(free)
+            h = self.exclusion_bounds(info, free, e)
             forced = h + margin <= self.threshold()
             if not forced.any():
                 break
@@ -219,7 +278,7 @@ class _Search:
         h_sorted = h[order]
         depth = int(T_mask.size - T.size) + len(fixed)
         for i in range(r + 1):
-            bound = float(H[u[i], u[i + 1 :]].max()) if use_pairs else float(h_sorted[i])
+            bound = self.child_bound(info, u, h_sorted, i, e)
             if bound + margin <= self.threshold():
                 continue
             if i == r:  # includes u_1..u_r: the subset is complete
@@ -255,20 +314,288 @@ class _Search:
             if (deadline is not None and time.perf_counter() > deadline
                     and not (at_least_one and expanded == 0)):
                 return "max_seconds", bound
-            _, _, _, F_bytes, T_bytes = heapq.heappop(self.heap)
+            _, _, _, F_bytes, T_bytes, own = heapq.heappop(self.heap)
             self.expand(np.frombuffer(F_bytes, dtype=bool).copy(),
-                        np.frombuffer(T_bytes, dtype=bool).copy())
+                        np.frombuffer(T_bytes, dtype=bool).copy(), own)
             expanded += 1
         self.heap.clear()
         return "completed", self.threshold()
 
 
+class _Search(_ReferenceSearch):
+    """The search with cardinality bounds (:mod:`.bounds`) and low-overhead node kernels.
+
+    Node kernels call LAPACK directly (``dpotrf``/``dpotri``/``dtrtri``: no input checks,
+    no ``ix_`` on identity matrices) and skip the Cholesky factor when B = I. Bounds, in
+    the order they are tried at a node:
+
+    1. before any factorization, and only when they can bite (B = I or λ_min(B) not tiny):
+       the trace–Frobenius bound and the weighted row-sum bounds on A, divided by λ_min(B)
+       when B ≠ I;
+    2. the cardinality forms of the one- and (rank one) two-removal bounds;
+    3. the generalized top-entries bound from the node's own eigenpairs (rank one: P = B_T⁻¹);
+    4. per variable: cardinality exclusion bounds for fixing and for the children.
+    """
+
+    #: Eigenpairs tried by the top-entries bound of a general A.
+    TOP_Q = 3
+    #: Smallest n at which the top-entries bound is tried when B ≠ I.
+    TOP_MIN_N = 24
+    #: A bound that has not pruned a single node in this many tries is no longer computed.
+    PATIENCE = 300
+
+    def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, value: float, gap: float):
+        n = pair.n
+        self.identity_B = bool(np.array_equal(pair.B, np.eye(n)))
+        self.absA = np.abs(pair.A)
+        self.scale_A = float(self.absA.max()) if n else 0.0
+        lam_B = 1.0 if self.identity_B else float(
+            scipy.linalg.eigvalsh(pair.B, subset_by_index=[0, 0], check_finite=False)[0])
+        self.lambda_min_B = lam_B
+        self.cheap = False
+        # soft-threshold level: starts at the median |a_ij| and follows the best one found
+        self.soft_c = float(np.median(self.absA)) if n > 1 else 0.0
+        self.pruned_early = 0
+        self.stats: dict[str, tuple[int, int]] = {}
+        super().__init__(pair, k, support, value, gap)
+        if lam_B > 0 and k < n:
+            root = self.cheap_bound(np.arange(n), np.zeros(n, dtype=bool), k)
+            top = float(subset_value(pair, np.arange(n)))
+            # worth the O(m²) per node only when it beats the inclusion bound at the root
+            self.cheap = root < top * (1.0 - 1e-3) if top > 0 else False
+
+    # -- node kernels -------------------------------------------------------------------------
+    def node_info(self, T: np.ndarray) -> _NodeInfo:
+        return self._rank_one_info(T) if self.pair.rank_one else self._general_info(T)
+
+    def _rank_one_info(self, T: np.ndarray) -> _NodeInfo:
+        m = T.size
+        d_T = self.pair.d[T]
+        if self.identity_B:
+            P = np.eye(m)
+        else:
+            c, info = _potrf(self.pair.B[np.ix_(T, T)], lower=1, clean=1, overwrite_a=1)
+            if info:
+                raise np.linalg.LinAlgError("B_T is not positive definite")
+            P, info = _potri(c, lower=1, overwrite_c=1)
+            P += P.T  # dpotri fills the lower triangle; the upper one is clean (zeros)
+            P.flat[:: m + 1] *= 0.5
+        w = P @ d_T
+        f_T = float(d_T @ w)
+        p = P.diagonal()
+        w2 = w * w
+        g = f_T - w2 / p
+        det = np.multiply.outer(p, p)
+        det -= P * P
+        det.flat[:: m + 1] = 1.0
+        quad = np.multiply.outer(w2, p)
+        quad += quad.T
+        quad -= 2.0 * P * np.multiply.outer(w, w)
+        quad /= det
+        H = f_T - quad
+        H.flat[:: m + 1] = -np.inf
+        # ‖B_T‖_F ≤ m in correlation scale; ‖B_T⁻¹‖₂ ≤ ‖P‖_F
+        cond = m * float(np.sqrt(np.vdot(P, P)))
+        margin = 64.0 * m * _EPS * cond * abs(f_T)
+        return _NodeInfo(f_T, g, H, margin, {"P": P, "d": d_T})
+
+    def _general_info(self, T: np.ndarray) -> _NodeInfo:
+        m = T.size
+        A_T = self.pair.A[np.ix_(T, T)]
+        if self.identity_B:
+            L = L_inv = None
+            C = A_T
+            cond = 1.0
+        else:
+            L, info = _potrf(self.pair.B[np.ix_(T, T)], lower=1, clean=1, overwrite_a=1)
+            if info:
+                raise np.linalg.LinAlgError("B_T is not positive definite")
+            L_inv, _ = _trtri(L, lower=1)
+            C = L_inv @ A_T @ L_inv.T
+            cond = m * float(np.vdot(L_inv, L_inv))
+        lam, V = np.linalg.eigh(C)
+        if m == 1:
+            g = np.array([-np.inf])
+        else:
+            Z = V.T if L_inv is None else V.T @ L_inv
+            Z = Z * Z
+            Z /= Z.sum(axis=0)
+            g = secular_top_root(lam, Z)
+        margin = 64.0 * m * _EPS * cond * float(np.abs(lam).max())
+        return _NodeInfo(float(lam[-1]), g, None, margin,
+                         {"lam": lam, "V": V, "L": L, "L_inv": L_inv})
+
+    # -- bounds -------------------------------------------------------------------------------
+    def cheap_bound(self, T: np.ndarray, in_F: np.ndarray, r: int,
+                    rows: bool = False) -> Any:
+        """Trace–Frobenius and row-sum bounds on A over the node (÷ λ_min(B) when B ≠ I);
+        with ``rows``, also the row-sum values R_i (for the branching order)."""
+        A_T = self.pair.A[np.ix_(T, T)]
+        b = bounds.wolkowicz_styan_bound(A_T, in_F, r, self.k)
+        R = bounds.collatz_rows(A_T, self.absA[np.ix_(T, T)], in_F, r)
+        b = min(b, float(R.max()))
+        if in_F.any() and self.worth_trying("block"):
+            A_F = A_T[np.ix_(in_F, in_F)]
+            lam_F = float(np.linalg.eigvalsh(A_F)[-1])
+            block = bounds.block_bound(lam_F, A_T, in_F, r)
+            self.record("block", block < b)
+            b = min(b, block)
+        if not self.identity_B:
+            b = bounds.scaled_by_lambda_min(b, self.lambda_min_B)
+        return (b, R) if rows else b
+
+    def cheap_margin(self, m: int) -> float:
+        return 64.0 * m * self.k * _EPS * self.scale_A / self.lambda_min_B
+
+    def prune_early(self, T: np.ndarray, in_F: np.ndarray, r: int) -> bool:
+        if self.cheap:
+            b = self.cheap_bound(T, in_F, r)
+            if b + self.cheap_margin(T.size) <= self.threshold():
+                self.pruned_early += 1
+                return True
+        return self.prune_soft(T)
+
+    def prune_soft(self, T: np.ndarray) -> bool:
+        """B = I: the soft-threshold bound at a few levels c around the last best one."""
+        if not self.identity_B or not self.worth_trying("soft"):
+            return False
+        A_T = self.pair.A[np.ix_(T, T)]
+        threshold = self.threshold() - self.cheap_margin(T.size) * T.size
+        c0 = self.soft_c
+        best, best_c = np.inf, c0
+        for c in (c0, 0.8 * c0, 1.25 * c0):
+            b = bounds.soft_threshold_bound(A_T, c, self.k)
+            if b < best:
+                best, best_c = b, c
+            if best <= threshold:
+                break
+        self.soft_c = best_c
+        return self.record("soft", best <= threshold)
+
+    def push(self, bound: float, depth: int, F: np.ndarray, T: np.ndarray,
+             own: bool = False) -> None:
+        """With cheap bounds, a child is bounded when it is created: pruned at once, or
+        queued under its own bound, so that best-first order follows the nodes' bounds."""
+        if self.cheap and not own:
+            T_idx = np.flatnonzero(T)
+            in_F = F[T_idx]
+            r = self.k - int(in_F.sum())
+            if T_idx.size > self.k and r > 0:
+                b = self.cheap_bound(T_idx, in_F, r) + self.cheap_margin(T_idx.size)
+                if b <= self.threshold():
+                    self.pruned_early += 1
+                    return
+                bound, own = min(bound, b), True
+        super().push(bound, depth, F, T, own)
+
+    def expand(self, F_mask: np.ndarray, T_mask: np.ndarray, own: bool = False) -> None:
+        """Nodes far from a leaf (e > k) with cheap bounds skip the eigen-solve: there the
+        removal bounds are near f(T) and the cardinality bounds do the pruning."""
+        if not self.cheap:
+            return super().expand(F_mask, T_mask, own)
+        T = np.flatnonzero(T_mask)
+        in_F = F_mask[T]
+        e, r = T.size - self.k, self.k - int(in_F.sum())
+        if e <= self.k or r < 2:
+            return super().expand(F_mask, T_mask, own)
+        self.nodes += 1
+        if own:  # bounded when queued (and the threshold only rises): just the row order
+            A_T = self.pair.A[np.ix_(T, T)]
+            R = bounds.collatz_rows(A_T, self.absA[np.ix_(T, T)], in_F, r)
+            bound = np.inf
+        else:
+            b, R = self.cheap_bound(T, in_F, r, rows=True)
+            bound = b + self.cheap_margin(T.size)
+            if bound <= self.threshold():
+                self.pruned_early += 1
+                return
+        if self.prune_soft(T):
+            return
+        free = np.flatnonzero(~in_F)
+        # most promising first: child i leaves u_i out and keeps u_1 … u_{i−1}
+        u = free[np.argsort(-R[free], kind="stable")]
+        depth = int(T_mask.size - T.size) + int(in_F.sum())
+        for i in range(r + 1):
+            if i == r:
+                self.offer(np.concatenate([T[in_F], T[u[:r]]]))
+                continue
+            child_F = F_mask.copy()
+            child_F[T[u[:i]]] = True
+            child_T = T_mask.copy()
+            child_T[T[u[i]]] = False
+            self.push(bound, depth + i + 1, child_F, child_T)
+        return None
+
+    def prune_node(self, info: _NodeInfo, free: np.ndarray, in_F: np.ndarray,
+                   e: int, r: int) -> bool:
+        threshold = self.threshold() - info.margin
+        h = self.exclusion_bounds(info, free, e)
+        self._excl = (free, h)
+        bound = min(info.f_T, bounds.kth_largest(h, e))
+        if bound <= threshold:
+            return True
+        # The top-entries bound. With B ≠ I it goes through P_SS ⪰ B_S⁻¹, loose when S is
+        # much smaller than T (and O(m³) a node): tried only on problems large enough to
+        # amortize the tries, and dropped when it does not prune.
+        if not self.worth_trying("top_entries") or (
+                not self.identity_B and self.n < self.TOP_MIN_N):
+            return False
+        extra = info.extra
+        if self.pair.rank_one:
+            d, P = extra["d"], extra["P"]
+            Q = P * np.multiply.outer(d, d)
+            top = bounds.entry_sum_bound(Q, in_F, r)
+            # rounding: the sums have ≤ k² terms of size ≤ max|Q|
+            slack = 64.0 * self.k * self.k * _EPS * float(np.abs(Q).max())
+        else:
+            lam, V, L, L_inv = extra["lam"], extra["V"], extra["L"], extra["L_inv"]
+            U = V[:, ::-1][:, : min(self.TOP_Q, lam.size)]
+            P = None
+            if L is not None:
+                U = L @ U
+                P = L_inv.T @ L_inv
+            top = bounds.top_entries_bound(lam[::-1], U, P, in_F, r)
+            scale = float(np.abs(lam).max()) * (1.0 if P is None else float(np.abs(P).max()))
+            slack = 64.0 * self.k * self.k * _EPS * scale * float((U * U).sum())
+        return self.record("top_entries", top + slack <= threshold)
+
+    def worth_trying(self, name: str) -> bool:
+        tries, prunes = self.stats.get(name, (0, 0))
+        return prunes > 0 or tries < self.PATIENCE
+
+    def record(self, name: str, pruned: bool) -> bool:
+        tries, prunes = self.stats.get(name, (0, 0))
+        self.stats[name] = (tries + 1, prunes + int(pruned))
+        return pruned
+
+    def exclusion_bounds(self, info: _NodeInfo, free: np.ndarray, e: int) -> np.ndarray:
+        cached = getattr(self, "_excl", None)
+        if cached is not None and cached[0] is free:
+            return cached[1]
+        if info.H is not None and e >= 2:
+            return bounds.pair_exclusion_bounds(info.H[np.ix_(free, free)], e)
+        return bounds.removal_exclusion_bounds(info.g[free], e)
+
+    def child_bound(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, i: int,
+                    e: int) -> float:
+        # the child leaves u_i and e − 1 of u_{i+1}, … out
+        rest = u[i + 1 :]
+        bound = float(h_sorted[i])
+        if e >= 2 and rest.size >= e - 1:
+            if info.H is not None:
+                bound = min(bound, bounds.kth_largest(info.H[u[i], rest], e - 1))
+            else:
+                bound = min(bound, bounds.kth_largest(info.g[rest], e - 1))
+        return bound
+
+
 class ESLDASearch:
     """ESLDA at one cardinality, run in slices of bounded time.
 
-    The search of :func:`eslda` (best first from the GSLDA support, default gap), but
-    resumable: each :meth:`advance` spends until a deadline on it and keeps the queue, so an
-    explorer can give it a few tens of milliseconds at a time and keep its sliders live. At
+    The search of :func:`eslda` (best first from the GSLDA support after a one-swap local
+    search, default gap), but resumable: each :meth:`advance` spends until a deadline on it
+    and keeps the queue, so an explorer can give it a few tens of milliseconds at a time and
+    keep its sliders live. At
     any moment the incumbent and the largest open bound bracket the optimum (Sec. 2.3:
     "preset thresholds based on generalized eigenvalue bounds can be used for early
     termination").
@@ -285,12 +612,24 @@ class ESLDASearch:
         Relative optimality gap, as in :func:`eslda`.
     """
 
+    #: The branch-and-bound state class and whether a one-swap local search polishes the
+    #: initial incumbent (:class:`_ReferenceESLDASearch` turns both back to the first search).
+    _search_class: type = _Search
+    _polish = True
+    POLISH_MIN_N = 24
+
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, gap: float = DEFAULT_GAP):
         self.pair, self.k = pair, int(k)
         scaled = _scaled(pair)
         support = np.sort(np.asarray(support, dtype=np.intp))
         self.initial_value = subset_value(scaled, support)
-        self._search = _Search(scaled, self.k, support, self.initial_value, gap)
+        value = self.initial_value
+        # below POLISH_MIN_N the whole search costs less than one round of swaps
+        if self._polish and pair.n >= self.POLISH_MIN_N:
+            polished, polished_value = local_swap_search(scaled, support)
+            if polished_value > value:
+                support, value = polished, polished_value
+        self._search = self._search_class(scaled, self.k, support, value, gap)
         self.seconds = 0.0
         self.optimal = False
         self._value: tuple[bytes, float] | None = None
@@ -356,6 +695,13 @@ class ESLDASearch:
         """Branch-and-bound nodes expanded so far."""
         return self._search.nodes
 
+class _ReferenceESLDASearch(ESLDASearch):
+    """The search with the inclusion bounds alone, as first written (benchmarks, tests)."""
+
+    _search_class = _ReferenceSearch
+    _polish = False
+
+
 def eslda(
     A: Any,
     B: Any,
@@ -370,7 +716,8 @@ def eslda(
     """Exact sparse LDA (ESLDA): the k-subset with the largest λ_max(A_S, B_S), certified.
 
     Best-first branch-and-bound on the eigenvalue bounds of the generalized inclusion
-    principle (Thm. 1, Eq. 8), initialised from GSLDA (Sec. 2.3). Sparse PCA is B = I.
+    principle (Thm. 1, Eq. 8) and the cardinality bounds of :mod:`.bounds`, initialised from
+    GSLDA (Sec. 2.3) polished by a one-swap local search. Sparse PCA is B = I.
 
     Parameters
     ----------
@@ -439,12 +786,16 @@ def eslda_pair(
     gap: float = DEFAULT_GAP,
     max_seconds: float | None = None,
     max_nodes: int | None = None,
+    _reference: bool = False,
 ) -> ESLDAResult:
-    """:func:`eslda` on a validated pair with validated arguments (no BLAS thread change)."""
+    """:func:`eslda` on a validated pair with validated arguments (no BLAS thread change).
+
+    ``_reference=True`` runs the search with the inclusion bounds alone, as first written
+    (for benchmarks and tests that compare the two)."""
     if init is None:
         init = gslda_pair(pair)
     support = init.support_at(k) if isinstance(init, GSLDAPath) else np.asarray(init)
-    search = ESLDASearch(pair, k, support, gap)
+    search = (_ReferenceESLDASearch if _reference else ESLDASearch)(pair, k, support, gap)
     start = time.perf_counter()
     deadline = None if max_seconds is None else start + max_seconds
     stopped_by = search.advance(deadline, max_nodes, at_least_one=False)

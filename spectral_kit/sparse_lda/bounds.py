@@ -1,0 +1,290 @@
+"""Upper bounds on λ_max(A_S, B_S) over the k-subsets S of a branch-and-bound node.
+
+A node of ESLDA (Sec. 2.3) is a pair F ⊆ T: the subsets S with F ⊆ S ⊆ T and |S| = k. With
+m = |T|, every such S leaves out e = m − k variables of T and takes r = k − |F| of the free
+ones T ∖ F. The inclusion principle (Thm. 1, Eq. 8) bounds every S by f(T) = λ_max(A_T, B_T);
+the bounds here also use the cardinality, so that they bite long before T has shrunk to k.
+
+All functions work on node-local arrays (positions 0 … m−1 stand for the elements of T) and
+take ``in_F`` (boolean, length m) and ``r``. None validates its input: the search calls them
+with consistent arrays. Each docstring carries the proof that the bound holds for every S of
+the node; ``tests/test_sparse_lda_bounds.py`` checks each against brute force.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "block_bound",
+    "collatz_row_bound",
+    "collatz_rows",
+    "entry_sum_bound",
+    "kth_largest",
+    "pair_exclusion_bounds",
+    "removal_bound",
+    "removal_exclusion_bounds",
+    "scaled_by_lambda_min",
+    "soft_threshold_bound",
+    "top_entries_bound",
+    "top_sums",
+    "wolkowicz_styan_bound",
+]
+
+
+def top_sums(X: np.ndarray, r: int) -> np.ndarray:
+    """Sum of the r largest entries of every row of X (r ≤ number of columns)."""
+    c = X.shape[-1]
+    if r <= 0:
+        return np.zeros(X.shape[:-1])
+    if r >= c:
+        return X.sum(axis=-1)
+    return np.partition(X, c - r, axis=-1)[..., c - r :].sum(axis=-1)
+
+
+def kth_largest(x: np.ndarray, j: int) -> float:
+    """The j-th largest entry of a vector (j = 1 is the maximum)."""
+    return float(np.partition(x, x.size - j)[x.size - j])
+
+
+def removal_bound(g_free: np.ndarray, e: int) -> float:
+    """Cardinality form of the one-removal bound: the e-th largest of f(T ∖ j) over free j.
+
+    Proof. S leaves out a set R of e free variables. For each j ∈ R, S ⊆ T ∖ j, so
+    f(S) ≤ f(T ∖ j) = g_j by the inclusion principle (Thm. 1). Hence
+    f(S) ≤ min_{j∈R} g_j, and the minimum of e entries of g is at most its e-th largest. ∎
+    """
+    return kth_largest(g_free, e)
+
+
+def removal_exclusion_bounds(g_free: np.ndarray, e: int) -> np.ndarray:
+    """For every free j, a bound on the subsets of the node that leave j out:
+    ``min(g_j, (e−1)-th largest of g over the other free variables)``.
+
+    Proof. Such an S leaves out j and e − 1 other free variables R'. By inclusion
+    f(S) ≤ g_j and f(S) ≤ g_i for every i ∈ R', so f(S) ≤ min_{i∈R'} g_i, which is at most
+    the (e−1)-th largest of the g_i, i ≠ j. ∎
+    """
+    if e <= 1:
+        return g_free.copy()
+    s = np.sort(g_free)[::-1]
+    ranks = np.empty(g_free.size, dtype=np.intp)
+    ranks[np.argsort(-g_free, kind="stable")] = np.arange(g_free.size)
+    # the (e−1)-th largest of the others: s[e−1] when j itself is among the first e−1
+    others = np.where(ranks <= e - 2, s[e - 1], s[e - 2])
+    return np.minimum(g_free, others)
+
+
+def pair_exclusion_bounds(H_free: np.ndarray, e: int) -> np.ndarray:
+    """Rank one: for every free j, the (e−1)-th largest of f(T ∖ {i, j}) over free i ≠ j.
+
+    ``H_free[i, j] = f(T ∖ {i, j})`` with −∞ on the diagonal; e ≥ 2.
+
+    Proof. A subset S that leaves j out leaves out e − 1 further free variables R'; for
+    each i ∈ R', S ⊆ T ∖ {i, j}, so f(S) ≤ H_ij (Thm. 1). Then f(S) ≤ min_{i∈R'} H_ij,
+    at most the (e−1)-th largest entry of row j off the diagonal. ∎
+
+    The e-th largest of these values bounds the whole node (same argument as
+    :func:`removal_bound`, with these per-variable bounds in place of g).
+    """
+    c = H_free.shape[1]
+    return np.partition(H_free, c - (e - 1), axis=1)[:, c - (e - 1)]
+
+
+def collatz_row_bound(A_T: np.ndarray, absA_T: np.ndarray, in_F: np.ndarray, r: int,
+                      w: np.ndarray | None = None) -> float:
+    """Weighted Gershgorin (Collatz–Wielandt) bound: the maximum of :func:`collatz_rows`."""
+    return float(collatz_rows(A_T, absA_T, in_F, r, w).max())
+
+
+def collatz_rows(A_T: np.ndarray, absA_T: np.ndarray, in_F: np.ndarray, r: int,
+                 w: np.ndarray | None = None) -> np.ndarray:
+    """Weighted Gershgorin (Collatz–Wielandt) bound on λ_max(A_S) with |S| = k (B = I).
+
+    For a positive weight vector w (default all ones)::
+
+        R_i = a_ii + (Σ_{j∈F∖i} |a_ij| w_j + top_{r_i}{|a_ij| w_j : j free, j ≠ i}) / w_i,
+
+    with r_i = r for i ∈ F and r − 1 for a free i; the bound is max_{i∈T} R_i. With w = 1
+    it is the row-sum bound of Berk & Bertsimas (2019). Returns the R_i; the search also
+    uses them to order its branching (a large R_i marks a variable that can contribute most).
+
+    Proof. D⁻¹A_S D with D = diag(w_S) has the eigenvalues of A_S, and Gershgorin's theorem
+    puts each of them in a disc centred at a_ii of radius Σ_{j∈S∖i} |a_ij| w_j / w_i, for some
+    i ∈ S. S contains F and, when i is free, r − 1 free variables besides i (r of them when
+    i ∈ F), so the radius is at most the F-part plus the sum of the largest admissible free
+    terms. The maximum over i ∈ T ⊇ S covers every S of the node. ∎
+    """
+    m = A_T.shape[0]
+    W = absA_T if w is None else absA_T * w[None, :]
+    W = W.copy()
+    W.flat[:: m + 1] = 0.0
+    free = ~in_F
+    base = W[:, in_F].sum(axis=1)
+    Wf = W[:, free]
+    nf = Wf.shape[1]
+    top_r = np.partition(Wf, nf - r, axis=1)[:, nf - r :]
+    s_r = top_r.sum(axis=1)
+    # free rows: their own entry is 0 in Wf, so the top r − 1 of the others is the top r
+    # minus the smallest of those r (entries are ≥ 0)
+    extra = np.where(in_F, s_r, s_r - top_r.min(axis=1))
+    return np.diag(A_T) + (base + extra) / (1.0 if w is None else w)
+
+
+def wolkowicz_styan_bound(A_T: np.ndarray, in_F: np.ndarray, r: int, k: int) -> float:
+    """Trace–Frobenius (Wolkowicz–Styan) bound on λ_max(A_S) with |S| = k (B = I).
+
+    For a symmetric k × k matrix with trace t and Frobenius norm² f,
+    λ_max ≤ t/k + √((k−1)/k · (f − t²/k)) (Wolkowicz & Styan 1980). Over the node,
+    f ≤ f_hi = Σ_{i∈F} R_i + top_r{R_i : i free} with R_i the largest possible sum of a_ij²
+    over j ∈ S (F-part plus the largest admissible free terms), and t lies in
+    [t_F + bottom_r, t_F + top_r] of the free diagonal.
+
+    Proof. Let λ_1 ≥ … ≥ λ_k be the eigenvalues of A_S, μ = t/k. Σ(λ_i − μ) = 0, so
+    (λ_1 − μ)² = (Σ_{i>1}(λ_i − μ))² ≤ (k−1) Σ_{i>1}(λ_i − μ)² = (k−1)(f − kμ² − (λ_1 − μ)²)
+    by Cauchy–Schwarz, i.e. λ_1 ≤ μ + √((k−1)/k (f − t²/k)). The right side grows with f and,
+    as a function of t on t² ≤ k f, is concave with its maximum √f at t = √f; so over the
+    node it is at most its value at f_hi and at √f_hi clipped to the range of t. Equality
+    holds for an equicorrelated block, where the bound is exact. ∎
+    """
+    m = A_T.shape[0]
+    free = ~in_F
+    Q = A_T * A_T
+    diag2 = np.diag(Q).copy()
+    Q = Q.copy()
+    Q.flat[:: m + 1] = 0.0
+    base = Q[:, in_F].sum(axis=1) + diag2  # a_ii² is in every row's own sum
+    Qf = Q[:, free]
+    nf = Qf.shape[1]
+    top_r = np.partition(Qf, nf - r, axis=1)[:, nf - r :]
+    s_r = top_r.sum(axis=1)
+    R = base + np.where(in_F, s_r, s_r - top_r.min(axis=1))
+    f_hi = float(R[in_F].sum() + top_sums(R[free], r))
+    d = np.diag(A_T)
+    t_F = float(d[in_F].sum())
+    d_free = d[free]
+    t_hi = t_F + float(top_sums(d_free, r))
+    t_lo = t_F - float(top_sums(-d_free, r))
+    t = min(max(np.sqrt(f_hi), t_lo), t_hi)
+    return float(t / k + np.sqrt(max((k - 1) / k * (f_hi - t * t / k), 0.0)))
+
+
+def scaled_by_lambda_min(bound_A: float, lambda_min_B: float) -> float:
+    """A bound on λ_max(A_S) turned into one on λ_max(A_S, B_S): ``max(bound, 0) / λ_min(B)``.
+
+    Proof. λ_min(B_S) ≥ λ_min(B) by interlacing (Thm. 1 with A = B). If λ_max(A_S, B_S) ≤ 0
+    the claim holds as the right side is ≥ 0. Otherwise its eigenvector x has xᵀAx > 0 and
+    xᵀAx / xᵀBx = (xᵀAx / xᵀx)(xᵀx / xᵀBx) ≤ λ_max(A_S) / λ_min(B_S). ∎
+    """
+    return max(bound_A, 0.0) / lambda_min_B
+
+
+def entry_sum_bound(Q: np.ndarray, in_F: np.ndarray, r: int) -> float:
+    """An upper bound on max 1ᵀ Q_SS 1 over the subsets of the node (Q symmetric).
+
+    ρ_i = Σ_{j∈F} Q_ij + top_{r}{Q_ij : j free} for i ∈ F, and
+    ρ_i = Q_ii + Σ_{j∈F} Q_ij + top_{r−1}{Q_ij : j free, j ≠ i} for a free i; the bound is
+    Σ_{i∈F} ρ_i + top_r{ρ_i : i free}.
+
+    Proof. 1ᵀQ_SS1 = Σ_{i∈S} Σ_{j∈S} Q_ij, and for i ∈ S the inner sum has the F-part fixed and
+    r (free i: r − 1 besides itself) free terms, at most the largest such: ρ_i. S is F plus r
+    free variables, so the outer sum is at most Σ_F ρ_i plus the r largest free ρ_i. ∎
+    """
+    free = ~in_F
+    base = Q[:, in_F].sum(axis=1)
+    Qf = Q[:, free].copy()
+    nf = Qf.shape[1]
+    # a free row must not pick its own entry among the "others"
+    fi = np.flatnonzero(free)
+    Qf[fi, np.arange(nf)] = -np.inf
+    top_r = np.partition(Qf, nf - r, axis=1)[:, nf - r :]
+    s_r = top_r.sum(axis=1)
+    diag = np.diag(Q)
+    # (the search calls this with e ≥ 1, so nf > r and the −∞ is never among a row's top r)
+    rho = np.where(in_F, base + s_r, base + diag + s_r - top_r.min(axis=1))
+    return float(rho[in_F].sum() + top_sums(rho[free], r))
+
+
+def top_entries_bound(lam_desc: np.ndarray, U: np.ndarray, P: np.ndarray | None,
+                      in_F: np.ndarray, r: int) -> float:
+    """Generalized top-entries bound from the node's own generalized eigenpairs.
+
+    With (A_T, B_T) = (B_T X Λ Xᵀ B_T, B_T), XᵀB_T X = I, write u_l = B_T x_l (columns of U,
+    in decreasing order of λ_l) and P = B_T⁻¹ (None means B_T = I). For q ≥ 1 with λ_q ≥ 0,
+    every S of the node has::
+
+        λ_max(A_S, B_S) ≤ max_S 1ᵀ (P ∘ Σ_{l≤q} λ_l u_l u_lᵀ)_SS 1 + max(λ_{q+1}, 0),
+
+    and the first term is bounded by :func:`entry_sum_bound`; the result is the minimum over
+    the q tried (the columns of U). For B = I and q = 1 this is λ_1 · top_k(v_1²) + λ_2; for a
+    rank-one A = d dᵀ (q = 1, λ_2 = 0) it is the entry-sum bound of diag(d) P diag(d).
+
+    Proof. For x supported on S, xᵀA_T x = Σ_l λ_l (u_lᵀx)² ≤ Σ_{l≤q} λ_l (u_lᵀx)² +
+    λ_{q+1}⁺ Σ_l (u_lᵀx)², and Σ_l (u_lᵀx)² = xᵀB_T X Xᵀ B_T x = xᵀB_T x as X Xᵀ = B_T⁻¹. By
+    Cauchy–Schwarz, (u_lᵀx)² ≤ (u_{l,S}ᵀ B_S⁻¹ u_{l,S}) xᵀB_S x, and B_S⁻¹ ⪯ P_SS (the Schur
+    complement B_S − B_SR B_RR⁻¹ B_RS = (P_SS)⁻¹ is ⪯ B_S). Dividing by xᵀB_S x and summing
+    with the weights λ_l ≥ 0 gives Σ_l λ_l u_{l,S}ᵀ P_SS u_{l,S} = 1ᵀ(P ∘ A_q)_SS 1. ∎
+    """
+    best = np.inf
+    m = U.shape[0]
+    Aq = np.zeros((m, m)) if P is not None else None
+    dq = np.zeros(m)
+    for q in range(U.shape[1]):
+        lam = lam_desc[q]
+        if lam < 0:
+            break
+        tail = max(float(lam_desc[q + 1]), 0.0) if q + 1 < lam_desc.size else 0.0
+        u = U[:, q]
+        if P is None:
+            dq += lam * u * u
+            head = float(dq[in_F].sum() + top_sums(dq[~in_F], r))
+        else:
+            Aq += lam * np.outer(u, u)
+            head = entry_sum_bound(Aq * P, in_F, r)
+        best = min(best, head + tail)
+    return best
+
+
+
+def block_bound(lam_F: float, A_T: np.ndarray, in_F: np.ndarray, r: int) -> float:
+    """Bound from the exact top eigenvalue of the fixed block (B = I).
+
+    Split S = F ∪ R (R: the r free variables chosen). With λ_F = λ_max(A_F) (given),
+    x̄ = √(top_r of ‖A_{F,j}‖² over free j) ≥ ‖A_{F,R}‖₂ and λ̄_R the trace–Frobenius and
+    row-sum bounds for r-subsets of the free variables (F = ∅ there), the bound is the top
+    eigenvalue of [[λ_F, x̄], [x̄, λ̄_R]] = (λ_F + λ̄_R)/2 + √(((λ_F − λ̄_R)/2)² + x̄²).
+
+    Proof. For a unit z = (a; c) supported on S, zᵀA_S z = aᵀA_F a + 2aᵀA_{F,R} c + cᵀA_R c
+    ≤ λ_F‖a‖² + 2‖A_{F,R}‖₂‖a‖‖c‖ + λ_max(A_R)‖c‖², the quadratic form of the 2 × 2 matrix
+    at the unit vector (‖a‖, ‖c‖); its top eigenvalue grows with each diagonal entry and with
+    the off-diagonal one, so the bounds on ‖A_{F,R}‖₂ (Frobenius norm of the r columns) and on
+    λ_max(A_R) (:func:`wolkowicz_styan_bound`, :func:`collatz_rows` on the free block) may
+    replace them. ∎
+    """
+    free = ~in_F
+    A_R = A_T[np.ix_(free, free)]
+    none = np.zeros(A_R.shape[0], dtype=bool)
+    lam_R = wolkowicz_styan_bound(A_R, none, r, r) if r >= 1 else 0.0
+    if r >= 1:
+        lam_R = min(lam_R, float(collatz_rows(A_R, np.abs(A_R), none, r).max()))
+    cross = A_T[np.ix_(in_F, free)]
+    x2 = float(top_sums((cross * cross).sum(axis=0), r))
+    half = 0.5 * (lam_F - lam_R)
+    return float(0.5 * (lam_F + lam_R) + np.sqrt(half * half + x2))
+
+
+def soft_threshold_bound(A_T: np.ndarray, c: float, k: int) -> float:
+    """ℓ₁ (DSPCA-type) bound for B = I: ``λ_max(A_T − Y_c) + c (k − 1)``, where Y_c clips
+    the off-diagonal entries of A_T to [−c, c] (so A_T − Y_c is A_T soft-thresholded at c
+    off the diagonal); any c ≥ 0 is valid.
+
+    Proof. For a unit x supported on S ⊆ T with |S| = k, xᵀA x = xᵀ(A − Y)x + xᵀY x. The first
+    term is at most λ_max(A_T − Y). Y has a zero diagonal and |Y_ij| ≤ c, so
+    xᵀY x ≤ c Σ_{i≠j} |x_i||x_j| = c (‖x‖₁² − ‖x‖₂²) ≤ c (k − 1), as ‖x‖₁² ≤ k ‖x‖₂² by
+    Cauchy–Schwarz on k non-zero entries. (d'Aspremont et al.'s relaxation bounds sparse PCA
+    by min_Y λ_max(A − Y) + k‖Y‖_max; the zero diagonal turns k into k − 1.) ∎
+    """
+    m = A_T.shape[0]
+    M = np.sign(A_T) * np.maximum(np.abs(A_T) - c, 0.0)
+    M.flat[:: m + 1] = A_T.diagonal()
+    return float(np.linalg.eigvalsh(M)[-1]) + c * (k - 1)

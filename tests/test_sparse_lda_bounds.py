@@ -1,0 +1,326 @@
+"""The branch-and-bound bounds of ESLDA never cut off the optimum (brute force, n ≤ 12).
+
+Every bound in :mod:`spectral_kit.sparse_lda.bounds` claims to hold for all k-subsets S of a
+node F ⊆ S ⊆ T. Here each is checked against the largest λ_max(A_S, B_S) over the node,
+computed by enumerating every subset with stacked Cholesky/eigen-solves written in this file
+(independent of the search code), on seeded random pairs: B = I and B ≠ I, rank-one, PSD and
+indefinite A, and tie-heavy pairs (equicorrelated blocks, duplicated variables, equal
+entries). Thousands of (pair, node) cases run in total; then the whole search is compared
+with brute force and with the first search.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from spectral_kit import sparse_lda as sl
+from spectral_kit.sparse_lda import bounds
+from spectral_kit.sparse_lda.branch_bound import ESLDASearch, _ReferenceESLDASearch, eslda_pair
+from spectral_kit.sparse_lda.greedy import gslda_pair
+from spectral_kit.sparse_lda.pair import check_pair
+
+TOL = 1e-9
+KINDS = ("rank_one", "psd", "sym", "equicorrelated", "duplicated", "integer")
+
+
+# --------------------------------------------------------------------------- references
+
+
+def random_case(rng: np.random.Generator, n: int, kind: str, identity_B: bool):
+    """A pair (A, B) with B = I or an SPD B in unit-diagonal (correlation) scale."""
+    if identity_B:
+        B = np.eye(n)
+    else:
+        G = rng.standard_normal((n, n + 2))
+        B = G @ G.T / (n + 2) + rng.uniform(0.01, 0.3) * np.eye(n)
+        s = 1 / np.sqrt(np.diag(B))
+        B = B * np.outer(s, s)
+    if kind == "rank_one":
+        d = rng.standard_normal(n)
+        A = np.outer(d, d)
+    elif kind == "psd":
+        G = rng.standard_normal((n, rng.integers(1, n + 3)))
+        A = G @ G.T
+    elif kind == "sym":
+        S = rng.standard_normal((n, n))
+        A = S + S.T
+    elif kind == "equicorrelated":  # two blocks of equal correlations: many exact ties
+        A = np.full((n, n), 0.0)
+        half = n // 2
+        A[:half, :half] = 0.6
+        A[half:, half:] = 0.6
+        np.fill_diagonal(A, 1.0)
+    elif kind == "duplicated":  # repeated variables: subsets with equal values
+        G = rng.standard_normal((max(2, n // 2), n + 1))
+        G = G[rng.integers(0, G.shape[0], n)]
+        A = G @ G.T + 1e-3 * np.eye(n)
+    else:  # small integers: equal entries and ties in every top-r selection
+        S = rng.integers(-2, 3, (n, n)).astype(float)
+        A = S + S.T
+    return A, B
+
+
+def all_values(A: np.ndarray, B: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every k-subset of range(n) as a boolean mask and its λ_max(A_S, B_S)."""
+    n = A.shape[0]
+    combos = np.array(list(itertools.combinations(range(n), k)), dtype=np.intp)
+    rows, cols = combos[:, :, None], combos[:, None, :]
+    L = np.linalg.cholesky(B[rows, cols])
+    X = np.linalg.solve(L, A[rows, cols])
+    C = np.linalg.solve(L, np.swapaxes(X, 1, 2))
+    values = np.linalg.eigvalsh(0.5 * (C + np.swapaxes(C, 1, 2)))[:, -1]
+    masks = np.zeros((combos.shape[0], n), dtype=bool)
+    np.put_along_axis(masks, combos, True, axis=1)
+    return masks, values
+
+
+def node_max(masks, values, F, T, exclude=None) -> float:
+    """Largest value over the subsets S with F ⊆ S ⊆ T (and j ∉ S for ``exclude``)."""
+    ok = np.all(masks[:, F], axis=1) & ~np.any(masks[:, ~T], axis=1)
+    if exclude is not None:
+        ok &= ~masks[:, exclude]
+    return float(values[ok].max()) if ok.any() else -np.inf
+
+
+def subset_f(A, B, idx) -> float:
+    idx = list(idx)
+    return float(scipy.linalg.eigh(A[np.ix_(idx, idx)], B[np.ix_(idx, idx)],
+                                   eigvals_only=True)[-1])
+
+
+def random_node(rng, n, k):
+    """A node (F, T) with |F| < k < |T| (so that at least one choice is left both ways)."""
+    m = int(rng.integers(k + 1, n + 1))
+    T_idx = np.sort(rng.choice(n, m, replace=False))
+    f = int(rng.integers(0, k))
+    F_idx = rng.choice(T_idx, f, replace=False)
+    T = np.zeros(n, dtype=bool)
+    T[T_idx] = True
+    F = np.zeros(n, dtype=bool)
+    F[F_idx] = True
+    return F, T
+
+
+def cases(seed: int, count: int, *, n_range=(4, 11)):
+    rng = np.random.default_rng(seed)
+    for c in range(count):
+        n = int(rng.integers(*n_range))
+        kind = KINDS[c % len(KINDS)]
+        A, B = random_case(rng, n, kind, identity_B=bool(rng.integers(0, 2)))
+        k = int(rng.integers(1, n))
+        yield rng, A, B, k
+
+
+def tol(values) -> float:
+    return TOL * max(1.0, float(np.abs(values).max()))
+
+
+# --------------------------------------------------------------------------- removal bounds
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_removal_bounds_never_cut_off_the_optimum(seed):
+    """e-th largest f(T∖j), and the per-variable exclusion bounds, over ~200 nodes each."""
+    checked = 0
+    for rng, A, B, k in cases(seed, 60):
+        n = A.shape[0]
+        masks, values = all_values(A, B, k)
+        for _ in range(4):
+            F, T = random_node(rng, n, k)
+            T_idx = np.flatnonzero(T)
+            e = T_idx.size - k
+            free = np.flatnonzero(~F[T_idx])
+            g = np.array([subset_f(A, B, np.delete(T_idx, j)) for j in range(T_idx.size)])
+            best = node_max(masks, values, F, T)
+            assert bounds.removal_bound(g[free], e) >= best - tol(values)
+            excl = bounds.removal_exclusion_bounds(g[free], e)
+            for pos, j in enumerate(free):
+                assert excl[pos] >= node_max(masks, values, F, T, T_idx[j]) - tol(values)
+            checked += 1
+    assert checked == 240
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pair_exclusion_bounds_never_cut_off_the_optimum(seed):
+    """Rank one: (e−1)-th largest f(T∖{i, j}) per variable and its e-th largest per node."""
+    rng = np.random.default_rng(100 + seed)
+    checked = 0
+    for c in range(50):
+        n = int(rng.integers(5, 11))
+        A, B = random_case(rng, n, "rank_one", c % 2 == 0)
+        if c % 5 == 0:  # ties: equal loadings
+            d = np.repeat(rng.standard_normal(2), (n + 1) // 2)[:n]
+            A = np.outer(d, d)
+        k = int(rng.integers(1, n - 1))
+        masks, values = all_values(A, B, k)
+        for _ in range(4):
+            F, T = random_node(rng, n, k)
+            T_idx = np.flatnonzero(T)
+            e = T_idx.size - k
+            if e < 2:
+                continue
+            free = np.flatnonzero(~F[T_idx])
+            H = np.full((free.size, free.size), -np.inf)
+            for a, b in itertools.combinations(range(free.size), 2):
+                H[a, b] = H[b, a] = subset_f(A, B, np.delete(T_idx, [free[a], free[b]]))
+            excl = bounds.pair_exclusion_bounds(H, e)
+            for pos, j in enumerate(free):
+                assert excl[pos] >= node_max(masks, values, F, T, T_idx[j]) - tol(values)
+            assert bounds.kth_largest(excl, e) >= node_max(masks, values, F, T) - tol(values)
+            checked += 1
+    assert checked > 100
+
+
+# --------------------------------------------------------------------------- B = I bounds
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_row_sum_and_trace_frobenius_bounds(seed):
+    """Gershgorin/Collatz row sums (w = 1 and random w > 0), Wolkowicz–Styan, the
+    fixed-block and the soft-threshold (random level) bounds, B = I; divided by λ_min(B)
+    they bound the generalized problem too."""
+    checked = 0
+    for rng, A, B, k in cases(1000 + seed, 80):
+        n = A.shape[0]
+        masks, values = all_values(A, B, k)
+        masks_I, values_I = all_values(A, np.eye(n), k)
+        lam_min_B = float(np.linalg.eigvalsh(B)[0])
+        for _ in range(4):
+            F, T = random_node(rng, n, k)
+            T_idx = np.flatnonzero(T)
+            in_F = F[T_idx]
+            r = k - int(in_F.sum())
+            A_T = A[np.ix_(T_idx, T_idx)]
+            best_I = node_max(masks_I, values_I, F, T)
+            w = rng.uniform(0.1, 2.0, T_idx.size)
+            rows = bounds.collatz_rows(A_T, np.abs(A_T), in_F, r)
+            weighted = bounds.collatz_row_bound(A_T, np.abs(A_T), in_F, r, w)
+            ws = bounds.wolkowicz_styan_bound(A_T, in_F, r, k)
+            F_idx = np.flatnonzero(in_F)
+            lam_F = float(np.linalg.eigvalsh(A_T[np.ix_(F_idx, F_idx)])[-1]) if F_idx.size \
+                else 0.0
+            block = bounds.block_bound(lam_F, A_T, in_F, r)
+            soft = bounds.soft_threshold_bound(A_T, rng.uniform(0, np.abs(A_T).max()), k)
+            for b in (rows.max(), weighted, ws, block, soft):
+                assert b >= best_I - tol(values_I)
+            scaled = bounds.scaled_by_lambda_min(min(rows.max(), ws), lam_min_B)
+            assert scaled >= node_max(masks, values, F, T) - tol(values)
+            checked += 1
+    assert checked == 320
+
+
+def test_trace_frobenius_bound_is_exact_on_an_equicorrelated_block():
+    n, k, rho = 9, 4, 0.7
+    A = np.full((n, n), rho)
+    np.fill_diagonal(A, 1.0)
+    in_F = np.zeros(n, dtype=bool)
+    assert bounds.wolkowicz_styan_bound(A, in_F, k, k) == pytest.approx(1 + (k - 1) * rho)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_entry_sum_bound(seed):
+    rng = np.random.default_rng(2000 + seed)
+    for c in range(150):
+        m = int(rng.integers(3, 10))
+        Q = rng.standard_normal((m, m)) if c % 3 else rng.integers(-2, 3, (m, m)) * 1.0
+        Q = Q + Q.T
+        k = int(rng.integers(1, m))
+        in_F = np.zeros(m, dtype=bool)
+        in_F[rng.choice(m, int(rng.integers(0, k)), replace=False)] = True
+        r = k - int(in_F.sum())
+        best = -np.inf
+        for S in itertools.combinations(range(m), k):
+            S = np.array(S)
+            if in_F[~np.isin(np.arange(m), S)].any():
+                continue
+            best = max(best, float(Q[np.ix_(S, S)].sum()))
+        assert bounds.entry_sum_bound(Q, in_F, r) >= best - 1e-9 * np.abs(Q).sum()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_top_entries_bound(seed):
+    """The generalized top-entries bound from the node's eigenpairs (q = 1 … 3)."""
+    checked = 0
+    for rng, A, B, k in cases(3000 + seed, 70):
+        n = A.shape[0]
+        masks, values = all_values(A, B, k)
+        for _ in range(3):
+            F, T = random_node(rng, n, k)
+            T_idx = np.flatnonzero(T)
+            in_F = F[T_idx]
+            r = k - int(in_F.sum())
+            A_T, B_T = A[np.ix_(T_idx, T_idx)], B[np.ix_(T_idx, T_idx)]
+            lam, X = scipy.linalg.eigh(A_T, B_T)  # XᵀB_T X = I
+            lam_desc, X = lam[::-1], X[:, ::-1]
+            U = (B_T @ X)[:, :3]
+            identity = np.array_equal(B_T, np.eye(T_idx.size))
+            P = None if identity else np.linalg.inv(B_T)
+            b = bounds.top_entries_bound(lam_desc, U, P, in_F, r)
+            assert b >= node_max(masks, values, F, T) - tol(values)
+            checked += 1
+    assert checked == 210
+
+
+# --------------------------------------------------------------------------- whole search
+
+
+def brute_best(A, B, k) -> float:
+    return float(all_values(A, B, k)[1].max())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_search_equals_brute_force_and_the_first_search(seed):
+    """Every k on small random and tie-heavy pairs: the certified value is the brute-force
+    optimum, and the first search (inclusion bounds alone) certifies the same value."""
+    for _rng, A, B, _ in cases(4000 + seed, 24, n_range=(5, 12)):
+        n = A.shape[0]
+        pair = check_pair(A, B)
+        path = gslda_pair(pair)
+        for k in range(1, n + 1):
+            res = eslda_pair(pair, k, init=path)
+            ref = eslda_pair(pair, k, init=path, _reference=True)
+            best = brute_best(pair.A, pair.B, k)
+            assert res.optimal and ref.optimal
+            assert res.value == pytest.approx(best, rel=1e-9, abs=1e-12)
+            assert res.value == pytest.approx(ref.value, rel=1e-9, abs=1e-12)
+            assert subset_f(pair.A, pair.B, res.support) == pytest.approx(best, rel=1e-9,
+                                                                          abs=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["rank_one", "general"])
+def test_search_equals_first_search_on_random_pairs(kind):
+    """Brownian-path pairs (the paper's Monte Carlo) at n = 20: the same certified optimum
+    as the first search at every k it certifies."""
+    rp = sl.random_pair(20, kind=kind, random_state=7)
+    pair = check_pair(rp.A, rp.B)
+    path = gslda_pair(pair)
+    for k in (3, 7, 10, 14):
+        ref = eslda_pair(pair, k, init=path, _reference=True, max_seconds=5.0)
+        res = eslda_pair(pair, k, init=path)
+        assert res.optimal
+        if ref.optimal:
+            assert res.value == pytest.approx(ref.value, rel=1e-9)
+            np.testing.assert_array_equal(res.support, ref.support)
+
+
+def test_budget_returns_incumbent_and_a_valid_gap():
+    """Anytime: a node budget gives an incumbent ≤ optimum ≤ upper bound, and resuming
+    the same search reaches the certificate."""
+    rp = sl.random_pair(24, kind="general", random_state=3)
+    pair = check_pair(rp.A, rp.B)
+    support = gslda_pair(pair).support_at(8)
+    full = eslda_pair(pair, 8, init=support)
+    search = ESLDASearch(pair, 8, support)
+    assert search.advance(max_nodes=3) in ("max_nodes", "completed")
+    assert search.value <= full.value * (1 + 1e-12)
+    assert search.upper_bound >= full.value * (1 - 1e-12)
+    while search.advance(max_nodes=search.nodes + 50) != "completed":
+        assert search.value <= full.value * (1 + 1e-12) <= search.upper_bound * (1 + 2e-12)
+    assert search.optimal and search.value == pytest.approx(full.value, rel=1e-12)
+    ref = _ReferenceESLDASearch(pair, 8, support)
+    ref.advance()
+    assert ref.optimal and ref.value == pytest.approx(full.value, rel=1e-9)
