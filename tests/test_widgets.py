@@ -310,7 +310,7 @@ def test_dashboard_holds_every_explorer_with_caption_link_and_reset():
             assert explorer.widget.children[0].children[-1] is explorer.reset_button
             # a card is as wide as its figure, so cards wrap instead of squeezing figures
             assert card.layout.width == f"{explorer.figsize[0] * FIGURE_DPI + 16:.0f}px"
-            assert explorer.figsize[0] * FIGURE_DPI <= 860  # fits a 1280 px screen beside
+            assert explorer.figsize[0] * FIGURE_DPI <= 800  # fits a 1280 px screen beside
             # JupyterLab's file browser
         bundle, _ = dashboard._repr_mimebundle_()
         assert "application/vnd.jupyter.widget-view+json" in bundle and bundle["image/png"]

@@ -245,7 +245,7 @@ class InterlacingExplorer(Explorer):
         Initial slider values (``n``, ``k``, ``lam``, ``smoothness``).
     """
 
-    figsize = (8.6, 4.8)
+    figsize = (8.0, 4.8)
     #: Lower limit of the left panel (general A), in units of λ_max(A, B); smaller
     #: eigenvalues leave the panel at the bottom (the status line counts them).
     log_floor = 1e-4

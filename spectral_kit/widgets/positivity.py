@@ -39,7 +39,7 @@ class PositivityExplorer(Explorer):
         Initial slider values (``n``, ``mu``, ``sigma``, ``trials``).
     """
 
-    figsize = (8.6, 3.2)
+    figsize = (8.0, 3.2)
 
     def __init__(self, *, n_max: int = 150, random_state: int = 0, **values: Any):
         if not 10 <= int(n_max) <= 2000:

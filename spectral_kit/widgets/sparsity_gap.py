@@ -59,7 +59,7 @@ class SparsityGapExplorer(Explorer):
 
     #: Which mode this class implements (see :data:`MODES`).
     mode = "standard"
-    figsize = (8.6, 3.4)
+    figsize = (8.0, 3.4)
 
     def __new__(cls, *args: Any, mode: str | None = None, **kwargs: Any):
         if mode is not None:
@@ -256,7 +256,7 @@ class SideInformationExplorer(SparsityGapExplorer):
     """
 
     mode = "side"
-    figsize = (8.6, 3.4)
+    figsize = (8.0, 3.4)
     #: Spacing (decades) of the λ grid of the right panel: every other slider step.
     path_step = 0.2
     #: Upper y-limit of the bars: α has unit norm, so no weight exceeds 1.

@@ -189,7 +189,7 @@ class StabilityExplorer(Explorer):
         ``confidence``).
     """
 
-    figsize = (8.6, 4.4)
+    figsize = (8.0, 4.4)
     #: Slider states whose resamples are kept.
     cache_size = 48
     #: Top of the left panel, in units of λ₁ (a gap of a positive semi-definite A is at most
