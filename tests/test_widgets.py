@@ -328,3 +328,18 @@ def test_notebook_links_follow_where_the_dashboard_runs(monkeypatch):
     assert notebook_href("01_q_alpha.ipynb") == "/user/abc/lab/tree/notebooks/01_q_alpha.ipynb"
     monkeypatch.setenv("SCRIPT_NAME", "/")  # Voilà standalone
     assert notebook_href("03_sparse_lda_bounds.ipynb") == "03_sparse_lda_bounds.ipynb"
+
+
+def test_a_hidpi_screen_gets_whole_frames_at_its_resolution():
+    exp = SparsityGapExplorer()
+    try:
+        exp.update(k=2)  # a background is cached at the first resolution
+        # what ipympl does when a front end reports a device pixel ratio of 2
+        exp.figure.set_dpi(2 * FIGURE_DPI)
+        exp.update(k=4)
+        drawn = _agg_pixels(exp)
+        width, height = exp.figsize
+        assert drawn.shape[:2] == (round(2 * height * FIGURE_DPI), round(2 * width * FIGURE_DPI))
+        assert np.array_equal(drawn, _fresh_pixels(exp))
+    finally:
+        exp.close()

@@ -10,6 +10,7 @@ pictures are rendered at :data:`PNG_SCALE` times their size on screen.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
 
 import matplotlib as mpl
@@ -44,6 +45,13 @@ RC_PARAMS = {
     # Mathtext in the sans-serif of the labels around it.
     "mathtext.fontset": "dejavusans",
 }
+
+
+#: Held while the kit draws a figure. In a kernel, explorers refine their pictures between
+#: messages while slider moves and the canvas' own redraws may arrive on another thread;
+#: FreeType's fonts, shared through matplotlib's cache of typeset (mathtext) labels, fail
+#: ("FT_Load_Glyph ... invalid outline") when two threads draw at once.
+DRAW_LOCK = threading.RLock()
 
 
 @contextlib.contextmanager

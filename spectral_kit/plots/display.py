@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ._style import FIGURE_DPI, MIN_FONT_SIZE, PNG_SCALE, figure_style
+from ._style import DRAW_LOCK, FIGURE_DPI, MIN_FONT_SIZE, PNG_SCALE, figure_style
 
 __all__ = ["new_figure", "static_figure"]
 
@@ -40,7 +40,8 @@ def static_figure(fig: Figure):
 
     buffer = io.BytesIO()
     width, height = fig.get_size_inches() * FIGURE_DPI
-    fig.savefig(buffer, format="png", dpi=FIGURE_DPI * PNG_SCALE)
+    with DRAW_LOCK:
+        fig.savefig(buffer, format="png", dpi=FIGURE_DPI * PNG_SCALE)
     plt.close(fig)
     return Image(data=buffer.getvalue(), format="png", width=round(width),
                  height=round(height))

@@ -35,7 +35,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from threadpoolctl import ThreadpoolController
 
-from ..plots._style import FIGURE_DPI, PNG_SCALE, figure_style
+from ..plots._style import DRAW_LOCK, FIGURE_DPI, PNG_SCALE, figure_style
 
 __all__ = ["Explorer"]
 
@@ -116,6 +116,9 @@ class Explorer:
                                              layout="constrained")
         self._configure_canvas()
         self.figure.canvas.mpl_connect("draw_event", self._after_full_draw)
+        # ipympl multiplies the figure's dpi by the screen's device pixel ratio when a
+        # front end attaches: the cached background then has the wrong size.
+        self.figure.callbacks.connect("dpi_changed", self._after_dpi_change)
         self.status = widgets.HTML(layout=widgets.Layout(min_height="1.4em"))
         self.error_area = widgets.HTML(layout=widgets.Layout(display="none"))
         self.error_area.add_class("spectral-kit-error")
@@ -125,7 +128,7 @@ class Explorer:
         )
         self.reset_button.add_class("spectral-kit-reset")
         self.reset_button.on_click(lambda _button: self.reset())
-        with _one_blas_thread(), figure_style():
+        with DRAW_LOCK, _one_blas_thread(), figure_style():
             self._draw(self.figure)
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
@@ -181,6 +184,10 @@ class Explorer:
         """Recompute from the current control values and redraw the figure."""
         if self._closed:
             raise RuntimeError("this explorer is closed; create a new one")
+        with DRAW_LOCK:
+            self._refresh(raise_errors, finish)
+
+    def _refresh(self, raise_errors: bool, finish: bool) -> None:
         self._pending = None
         start = time.perf_counter()
         try:
@@ -228,7 +235,7 @@ class Explorer:
     def snapshot(self, scale: float = 1.0) -> bytes:
         """The current figure as PNG bytes, ``scale`` times the pixels it has on screen."""
         buffer = io.BytesIO()
-        with self._static_render():
+        with DRAW_LOCK, self._static_render():
             self.figure.savefig(buffer, format="png", dpi=FIGURE_DPI * scale)
         if scale != 1.0:
             # Saving at another resolution leaves the canvas' renderer at that size: the
@@ -350,6 +357,15 @@ class Explorer:
                                  ("resizable", False), ("toolbar_visible", False)):
             if hasattr(canvas, attribute):
                 setattr(canvas, attribute, value)
+        draw = canvas.draw
+
+        def locked_draw(*args: Any, **kwargs: Any) -> Any:
+            # ipympl redraws on the front end's requests (first display, resize), possibly
+            # on another thread than the explorer's own updates.
+            with DRAW_LOCK:
+                return draw(*args, **kwargs)
+
+        canvas.draw = locked_draw
         if isinstance(canvas, widgets.DOMWidget) and hasattr(canvas, "send_binary"):
             # Give the canvas its size before anything is drawn: ipympl's front end turns
             # every image it receives into a data URL of its offscreen canvas, and an
@@ -370,12 +386,14 @@ class Explorer:
             self._animated.append(artist)
 
     def _frame(self) -> tuple:
-        """What the cached background depends on: every axes' limits, scales and labels."""
-        return tuple(
+        """What the cached background depends on: the resolution, and every axes' limits,
+        scales and labels."""
+        axes = [
             (tuple(np.round(ax.viewLim.bounds, 12)), ax.get_xscale(), ax.get_yscale(),
              ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), ax.get_visible())
             for ax in self.figure.axes
-        )
+        ]
+        return (self.figure.dpi, *self.figure.canvas.get_width_height(), *axes)
 
     def _draw_now(self) -> None:
         canvas = self.figure.canvas
@@ -400,6 +418,12 @@ class Explorer:
         else:
             canvas.restore_region(self._background)
             self._blit_animated()
+
+    def _after_dpi_change(self, figure: Figure) -> None:
+        if self._saving:  # savefig at another resolution restores the dpi afterwards
+            return
+        self._background = None
+        self.figure.canvas.draw_idle()
 
     def _blit_animated(self) -> None:
         for artist in self._animated:
@@ -428,6 +452,10 @@ class Explorer:
             loop.add_callback(self._step)
 
     def _step(self, reschedule: bool = True) -> None:
+        with DRAW_LOCK:
+            self._step_locked(reschedule)
+
+    def _step_locked(self, reschedule: bool) -> None:
         pending = self._pending
         if pending is None or self._closed:
             return

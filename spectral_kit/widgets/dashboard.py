@@ -117,6 +117,7 @@ class Dashboard:
                 notice.add_class("spectral-kit-notice")
                 link = widgets.HTML(
                     f"<a href='{notebook_href(card.notebook)}' target='_blank' "
+                    "style='color:#0b57d0;text-decoration:underline' "
                     f"rel='noopener'>Read more: notebook {card.notebook}</a>"
                 )
                 link.add_class("spectral-kit-notebook-link")

@@ -951,6 +951,12 @@ def run_and_save(page, server: Server, name: str, findings: Findings) -> bool:
     for canvas in page.locator(".jupyter-matplotlib-canvas-div").all():
         if canvas_size(canvas, CANVAS_TIMEOUT / 2):
             settled_canvas(canvas, CANVAS_TIMEOUT)
+    explorers = page.locator(".spectral-kit-explorer")
+    findings.explorer_count = explorers.count()
+    for i in range(findings.explorer_count):
+        error = _visible_error(explorers.nth(i))
+        if error:
+            findings.explorers.append(f"explorer {i + 1} shows an error: {error}")
     dirty = page.evaluate(_SAVE, name)
     if dirty:
         findings.cells.append("the notebook was not saved")
@@ -994,6 +1000,9 @@ def reopen_without_running(browser, server: Server, name: str, prefix: str) -> F
             findings.widgets.append(f"{widget_outputs} widget output(s) but "
                                     f"{findings.explorer_count} explorer(s) shown")
         for i, explorer in enumerate(page.locator(".spectral-kit-explorer").all()):
+            error = _visible_error(explorer)
+            if error:
+                findings.explorers.append(f"explorer {i + 1} shows an error: {error}")
             overflow = explorer.evaluate(_OVERFLOW)
             if overflow:
                 findings.explorers.append(f"explorer {i + 1} does not fit a {VIEWPORT_WIDTH} "
