@@ -116,9 +116,6 @@ class Explorer:
                                              layout="constrained")
         self._configure_canvas()
         self.figure.canvas.mpl_connect("draw_event", self._after_full_draw)
-        # ipympl multiplies the figure's dpi by the screen's device pixel ratio when a
-        # front end attaches: the cached background then has the wrong size.
-        self.figure.callbacks.connect("dpi_changed", self._after_dpi_change)
         self.status = widgets.HTML(layout=widgets.Layout(min_height="1.4em"))
         self.error_area = widgets.HTML(layout=widgets.Layout(display="none"))
         self.error_area.add_class("spectral-kit-error")
@@ -386,8 +383,9 @@ class Explorer:
             self._animated.append(artist)
 
     def _frame(self) -> tuple:
-        """What the cached background depends on: the resolution, and every axes' limits,
-        scales and labels."""
+        """What the cached background depends on: the resolution (ipympl multiplies the
+        figure's dpi by the screen's device pixel ratio once a front end attaches), and
+        every axes' limits, scales and labels."""
         axes = [
             (tuple(np.round(ax.viewLim.bounds, 12)), ax.get_xscale(), ax.get_yscale(),
              ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), ax.get_visible())
@@ -418,12 +416,6 @@ class Explorer:
         else:
             canvas.restore_region(self._background)
             self._blit_animated()
-
-    def _after_dpi_change(self, figure: Figure) -> None:
-        if self._saving:  # savefig at another resolution restores the dpi afterwards
-            return
-        self._background = None
-        self.figure.canvas.draw_idle()
 
     def _blit_animated(self) -> None:
         for artist in self._animated:

@@ -923,7 +923,13 @@ def open_dashboard(browser, server: Server, scale: float = 1):
     ``(context, page)``."""
     context, page = _new_page(browser, height=1000, scale=scale)
     page.goto(server.url + "/", timeout=RUN_TIMEOUT * 1000, wait_until="load")
-    page.wait_for_selector(".spectral-kit-dashboard", state="visible", timeout=120_000)
+    try:
+        page.wait_for_selector(".spectral-kit-dashboard", state="visible",
+                               timeout=RUN_TIMEOUT * 1000)
+    except Exception:
+        page.screenshot(path=str(screenshot_dir() / "voila-dashboard-missing.png"))
+        context.close()
+        raise
     return context, page
 
 
