@@ -343,3 +343,30 @@ def test_a_hidpi_screen_gets_whole_frames_at_its_resolution():
         assert np.array_equal(drawn, _fresh_pixels(exp))
     finally:
         exp.close()
+
+
+def test_frames_sent_before_the_front_end_attaches_are_png():
+    # ipympl 0.10 sends the raw RGBA buffer as the frame until its front end says it is
+    # initialised; explorers refine while the front end attaches, so their frames must be
+    # PNG images, and _data_url the whole picture as a data URL
+    nbagg = pytest.importorskip("ipympl.backend_nbagg")
+    from matplotlib.figure import Figure
+
+    from spectral_kit.widgets import base
+
+    figure = Figure(figsize=(2, 1), dpi=50)
+    figure.add_subplot().plot([0, 1])
+    nbagg.new_figure_manager_given_figure(1, figure)
+    canvas = figure.canvas
+    assert canvas.syncing_data_url
+    sent = []
+    canvas.send = lambda content, buffers=None: sent.append(buffers)
+    base._prefix_data_url(canvas)
+    canvas._force_full = True
+    canvas.draw()
+    assert sent and bytes(sent[-1][0]).startswith(b"\x89PNG")
+    url = canvas._data_url
+    assert url.startswith("data:image/png;base64,")
+    shown = plt.imread(io.BytesIO(base64.b64decode(url.split(",", 1)[1])), format="png")
+    assert shown.shape[:2] == (50, 100)
+    canvas.close()

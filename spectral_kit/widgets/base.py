@@ -33,6 +33,7 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from PIL import Image as PILImage
 from threadpoolctl import ThreadpoolController
 
 from ..plots._style import DRAW_LOCK, FIGURE_DPI, PNG_SCALE, figure_style
@@ -485,23 +486,31 @@ class Explorer:
 
 
 def _prefix_data_url(canvas: Any) -> None:
-    """Keep ipympl's ``_data_url`` a valid data URL.
+    """Send ipympl's frames as PNG images and keep its ``_data_url`` a valid data URL.
 
-    Until its front end has attached, ipympl stores each redrawn image in ``_data_url`` as
-    bare base64; a front end that then reads it fails on a "broken" image. Explorers draw
-    before they are displayed, so each such update is completed with its prefix, in one
-    state message.
+    Until its front end has said it is initialised (``syncing_data_url``), ipympl 0.10
+    stores each redrawn image in ``_data_url`` as bare base64 and then sends the figure's
+    raw RGBA buffer, not the PNG it was given, as the frame: the front end takes it for a
+    PNG and its picture breaks. Explorers draw before they are displayed, and refine their
+    picture while the front end attaches, so such frames are common. Here the frame stays
+    the PNG, and ``_data_url`` (what a front end, or a notebook saved with its widget state,
+    shows first) is the whole current picture with its prefix, set in the same state message.
     """
-    send_binary = canvas.send_binary
+    send = canvas.send
 
-    def send_binary_with_prefix(data: Any) -> None:
+    def send_binary(data: Any) -> None:
         with canvas.hold_sync():
-            send_binary(data)
-            url = getattr(canvas, "_data_url", None)
-            if isinstance(url, str) and url and not url.startswith("data:"):
-                canvas._data_url = "data:image/png;base64," + url
+            if getattr(canvas, "syncing_data_url", False):
+                buffer = getattr(canvas, "_last_buff", None)
+                if buffer is not None:
+                    pixels = buffer.view(dtype=np.uint8).reshape((*buffer.shape, 4))
+                    with io.BytesIO() as png:
+                        PILImage.fromarray(pixels).save(png, format="png")
+                        url = base64.b64encode(png.getvalue()).decode("ascii")
+                    canvas._data_url = "data:image/png;base64," + url
+            send({"data": '{"type": "binary"}'}, buffers=[data])
 
-    canvas.send_binary = send_binary_with_prefix
+    canvas.send_binary = send_binary
 
 
 def _escape(text: str) -> str:
