@@ -244,12 +244,18 @@ def test_text_is_at_least_ten_points():
     # projected in a classroom, nothing in a figure is smaller than 10 pt
     from matplotlib.text import Text
 
-    for exp in (PositivityExplorer(n_max=40, trials=50), SparsityGapExplorer()):
+    from spectral_kit import widgets
+
+    for name in ("PositivityExplorer", "SparsityGapExplorer", "SideInformationExplorer",
+                 "InterlacingExplorer", "StabilityExplorer", "DetectabilityExplorer"):
+        exp = getattr(widgets, name)()
         try:
-            exp.figure.canvas.draw()
+            exp.finish()
+            with exp._static_render():  # the moving artists' text too
+                exp.figure.canvas.draw()
             small = [(t.get_text(), t.get_fontsize()) for t in exp.figure.findobj(Text)
                      if t.get_text().strip() and t.get_visible() and t.get_fontsize() < 10]
-            assert not small, small
+            assert not small, (name, small)
             assert exp.figure.dpi >= 100
         finally:
             exp.close()
