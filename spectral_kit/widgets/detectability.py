@@ -168,7 +168,7 @@ class DetectabilityExplorer(Explorer):
         Initial slider values (``n_irrelevant``, ``sigma``).
     """
 
-    figsize = (8.0, 6.2)
+    figsize = (8.0, 5.8)
     #: Largest n₂ on the slider; the default n₂ = 200 is the report's.
     N_IRRELEVANT_MAX = 300
     SIGMA_RANGE = (0.02, 1.0)
