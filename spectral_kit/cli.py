@@ -33,6 +33,8 @@ def notebooks_dir(target: Path | None = None) -> Path:
 
 
 def _lab(args: argparse.Namespace) -> int:
+    from .jupyter_config import CONFIG_DIR, environment
+
     root = notebooks_dir(Path(args.dir) if args.dir else None)
     cmd = [sys.executable, "-m", "jupyterlab", f"--notebook-dir={root}"]
     start = root / args.open if args.open else None
@@ -45,7 +47,10 @@ def _lab(args: argparse.Namespace) -> int:
         cmd.append("--allow-root")
     cmd.extend(args.extra)
     print("Opening JupyterLab on", root, flush=True)
-    return subprocess.call(cmd)
+    # The kit's configuration (idle kernels of closed tabs culled, widget state saved with
+    # the notebooks) below the user's own, which still wins.
+    print("Jupyter configuration:", CONFIG_DIR, flush=True)
+    return subprocess.call(cmd, env=environment())
 
 
 def _headless() -> None:

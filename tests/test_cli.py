@@ -11,9 +11,14 @@ from spectral_kit import cli
 
 def test_lab_builds_the_jupyterlab_command(monkeypatch):
     seen = {}
-    monkeypatch.setattr(subprocess, "call", lambda cmd: seen.setdefault("cmd", cmd) and 0)
+    monkeypatch.setattr(subprocess, "call",
+                        lambda cmd, env=None: seen.update(cmd=cmd, env=env) or 0)
     assert cli.main(["lab", "--no-browser", "--port=8890"]) == 0
     cmd = seen["cmd"]
+    # the kit's Jupyter configuration (kernel culling, widget state saved) is on the path
+    from spectral_kit.jupyter_config import CONFIG_DIR
+
+    assert str(CONFIG_DIR) in seen["env"]["JUPYTER_CONFIG_PATH"].split(":")
     assert cmd[1:3] == ["-m", "jupyterlab"]
     assert any(c.startswith("--notebook-dir=") and c.endswith("notebooks") for c in cmd)
     assert cmd[-1] == "--port=8890" and "--no-browser" in cmd

@@ -58,3 +58,41 @@ def test_voila_renders_the_dashboard(tmp_path):
     assert "spectral_kit.widgets import Dashboard" not in html, "Voilà shows the code"
     views = re.findall(r"application/vnd\.jupyter\.widget-view\+json", html)
     assert views, "the dashboard produced no widget"
+
+
+def test_the_kits_jupyter_configuration_culls_and_saves_widget_state():
+    import json
+
+    from jupyter_core.paths import jupyter_config_path
+    from traitlets.config.loader import JSONFileConfigLoader
+
+    from spectral_kit.jupyter_config import CONFIG_DIR, environment
+
+    for name in ("jupyter_server_config.json", "voila.json"):
+        config = JSONFileConfigLoader(name, path=str(CONFIG_DIR)).load_config()
+        culling = config.MappingKernelManager
+        assert 0 < culling.cull_idle_timeout <= 600 and 0 < culling.cull_interval <= 120
+        # a kernel with an open tab is kept; one left alone without a tab is culled
+        assert culling.cull_connected is False and culling.cull_busy is False
+    overrides = json.loads((CONFIG_DIR / "labconfig" / "default_setting_overrides.json")
+                           .read_text())
+    assert overrides["@jupyter-widgets/jupyterlab-manager:plugin"]["saveState"] is True
+    # the folder is found where Jupyter looks, after what the user already configured
+    env = environment({"JUPYTER_CONFIG_PATH": "/somewhere"})
+    assert env["JUPYTER_CONFIG_PATH"].split(os.pathsep) == ["/somewhere", str(CONFIG_DIR)]
+    old = os.environ.get("JUPYTER_CONFIG_PATH")
+    os.environ["JUPYTER_CONFIG_PATH"] = environment()["JUPYTER_CONFIG_PATH"]
+    try:
+        assert str(CONFIG_DIR) in jupyter_config_path()
+    finally:
+        if old is None:
+            del os.environ["JUPYTER_CONFIG_PATH"]
+        else:
+            os.environ["JUPYTER_CONFIG_PATH"] = old
+
+
+def test_binder_uses_the_kits_configuration():
+    start = (ROOT / "binder" / "start").read_text()
+    assert "spectral_kit.jupyter_config" in start and "JUPYTER_CONFIG_PATH" in start
+    assert start.rstrip().endswith('exec "$@"')
+    assert os.access(ROOT / "binder" / "start", os.X_OK)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import io
+
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
+from spectral_kit.plots._style import FIGURE_DPI
 from spectral_kit.widgets import (
     SLIDERS,
     Explorer,
@@ -137,15 +142,123 @@ def test_unknown_or_out_of_range_controls():
 def test_display_bundle_has_widget_and_png(monkeypatch):
     exp = SparsityGapExplorer()
     try:
-        bundle = exp._repr_mimebundle_()
+        bundle, metadata = exp._repr_mimebundle_()
         assert "application/vnd.jupyter.widget-view+json" in bundle
-        assert bundle["image/png"]
+        # the fallback PNG has twice the pixels it is shown with (HiDPI), its size is said
+        png = base64.b64decode(bundle["image/png"])
+        shown = metadata["image/png"]
+        width, height = exp.figsize
+        assert (shown["width"], shown["height"]) == (round(width * FIGURE_DPI),
+                                                       round(height * FIGURE_DPI))
+        pixels = plt.imread(io.BytesIO(png), format="png")
+        assert pixels.shape[:2] == (2 * shown["height"], 2 * shown["width"])
         monkeypatch.setenv("SPECTRAL_KIT_STATIC_WIDGETS", "1")
-        static = exp._repr_mimebundle_()
+        static, _ = exp._repr_mimebundle_()
         assert "application/vnd.jupyter.widget-view+json" not in static
         assert exp.snapshot().startswith(b"\x89PNG")
+        # after a picture at another resolution the next move is still drawn correctly
+        exp.update(k=4)
+        assert np.array_equal(_agg_pixels(exp), _fresh_pixels(exp))
     finally:
         exp.close()
+
+
+def _agg_pixels(exp: Explorer) -> np.ndarray:
+    return np.asarray(exp.figure.canvas.buffer_rgba()).copy()
+
+
+def _fresh_pixels(exp: Explorer) -> np.ndarray:
+    """The canvas after a full redraw of the current state."""
+    exp.figure.canvas.draw()
+    return _agg_pixels(exp)
+
+
+def test_update_checks_every_value_before_setting_any():
+    exp = SparsityGapExplorer()
+    try:
+        before = exp.values
+        drawn = _agg_pixels(exp)
+        latencies = len(exp.latencies)
+        with pytest.raises(ValueError, match="k must lie in"):
+            exp.update(sigma=0.3, k=99)
+        with pytest.raises(ValueError, match="n_clusters must be a whole number"):
+            exp.update(sigma=0.3, n_clusters=2.5)
+        with pytest.raises(ValueError, match="unknown control"):
+            exp.update(sigma=0.3, nope=1)
+        assert exp.values == before  # sigma did not move
+        assert len(exp.latencies) == latencies  # nothing was recomputed or redrawn
+        assert np.array_equal(_agg_pixels(exp), drawn)
+        exp.update(sigma=0.3, k=4, n_clusters=2.0)
+        assert exp.values["sigma"] == pytest.approx(0.3) and exp.values["k"] == 4
+    finally:
+        exp.close()
+
+
+def test_reset_brings_back_the_first_values_and_picture():
+    exp = SparsityGapExplorer(k=4)
+    try:
+        first = exp.values
+        assert first["k"] == 4
+        picture = _fresh_pixels(exp)
+        exp.update(k=2, sigma=0.4, n_irrelevant=30)
+        assert exp.values != first
+        exp.reset_button.click()
+        assert exp.values == first
+        assert np.array_equal(_fresh_pixels(exp), picture)
+        # the button is part of every explorer's box
+        assert exp.reset_button in exp.widget.children[0].children
+    finally:
+        exp.close()
+
+
+class _FakeLoop:
+    """Stands in for a kernel's IO loop: callbacks are queued, never run by themselves."""
+
+    def __init__(self):
+        self.callbacks = []
+
+    def add_callback(self, callback):
+        self.callbacks.append(callback)
+
+
+def test_in_a_kernel_constructor_and_update_never_wait_for_refinement(monkeypatch):
+    from spectral_kit.widgets import base
+
+    loop = _FakeLoop()
+    monkeypatch.setattr(base, "_kernel_loop", lambda: loop)
+    exp = PositivityExplorer(n=150, trials=1000)
+    try:
+        # the first picture is drawn, the rest is left to the loop
+        assert len(exp.latencies) == 1 and exp._pending is not None and loop.callbacks
+        exp.update(mu=0.5)  # in a kernel update() does not finish either
+        assert exp._pending is not None
+        while exp._pending is not None:  # the loop runs the refinement steps
+            loop.callbacks.pop(0)()
+        n, p = exp.result["n"], exp.result["probability"]
+        assert n.size == exp.grid.size + (150 not in exp.grid) and np.all(np.isfinite(p))
+    finally:
+        exp.close()
+
+
+def test_text_is_at_least_ten_points():
+    # projected in a classroom, nothing in a figure is smaller than 10 pt
+    from matplotlib.text import Text
+
+    from spectral_kit import widgets
+
+    for name in ("PositivityExplorer", "SparsityGapExplorer", "SideInformationExplorer",
+                 "InterlacingExplorer", "StabilityExplorer", "DetectabilityExplorer"):
+        exp = getattr(widgets, name)()
+        try:
+            exp.finish()
+            with exp._static_render():  # the moving artists' text too
+                exp.figure.canvas.draw()
+            small = [(t.get_text(), t.get_fontsize()) for t in exp.figure.findobj(Text)
+                     if t.get_text().strip() and t.get_visible() and t.get_fontsize() < 10]
+            assert not small, (name, small)
+            assert exp.figure.dpi >= 100
+        finally:
+            exp.close()
 
 
 @pytest.mark.parametrize("cls", [PositivityExplorer, SparsityGapExplorer])
@@ -173,3 +286,93 @@ def test_slider_moves_redraw_only_the_moving_artists(cls):
     assert not full_draws, f"{len(full_draws)} of {moves} moves redrew the whole figure"
     assert blits >= moves
     explorer.close()
+
+
+def test_dashboard_holds_every_explorer_with_caption_link_and_reset():
+    from pathlib import Path
+
+    from spectral_kit.widgets import DetectabilityExplorer, InterlacingExplorer, StabilityExplorer
+    from spectral_kit.widgets.dashboard import CARDS, Dashboard
+
+    notebooks = Path(__file__).resolve().parent.parent / "notebooks"
+    # the five explorers of the kit, each linked to a notebook that exists
+    assert {card.explorer for card in CARDS} == {
+        "PositivityExplorer", "SparsityGapExplorer", "InterlacingExplorer",
+        "StabilityExplorer", "DetectabilityExplorer"}
+    for card in CARDS:
+        assert (notebooks / card.notebook).exists(), card.notebook
+        assert card.notice.count("$") % 2 == 0, card.notice  # typeset maths is balanced
+    built = {card.title: cls() for card, cls in zip(CARDS[:1], [PositivityExplorer])}
+    built.update({CARDS[2].title: InterlacingExplorer(), CARDS[3].title: DetectabilityExplorer(),
+                  CARDS[4].title: StabilityExplorer()})
+    dashboard = Dashboard(built)
+    try:
+        cards = dashboard.widget.children
+        assert len(cards) == 4
+        for card, explorer in zip(cards, built.values()):
+            texts = [c.value for c in card.children if hasattr(c, "value")]
+            assert any("What to notice" in t for t in texts)
+            assert any(".ipynb" in t and "href" in t for t in texts)
+            assert explorer.widget.children[0].children[-1] is explorer.reset_button
+            # a card is as wide as its figure, so cards wrap instead of squeezing figures
+            assert card.layout.width == f"{explorer.figsize[0] * FIGURE_DPI + 16:.0f}px"
+            assert explorer.figsize[0] * FIGURE_DPI <= 800  # fits a 1280 px screen beside
+            # JupyterLab's file browser
+        bundle, _ = dashboard._repr_mimebundle_()
+        assert "application/vnd.jupyter.widget-view+json" in bundle and bundle["image/png"]
+    finally:
+        dashboard.close()
+
+
+def test_notebook_links_follow_where_the_dashboard_runs(monkeypatch):
+    from spectral_kit.widgets.dashboard import notebook_href
+
+    monkeypatch.delenv("SCRIPT_NAME", raising=False)
+    assert notebook_href("01_q_alpha.ipynb") == "01_q_alpha.ipynb"
+    # Voilà inside a Jupyter server (Binder): open the notebook in JupyterLab instead
+    monkeypatch.setenv("SCRIPT_NAME", "/user/abc/voila/render/notebooks/dashboard.ipynb")
+    assert notebook_href("01_q_alpha.ipynb") == "/user/abc/lab/tree/notebooks/01_q_alpha.ipynb"
+    monkeypatch.setenv("SCRIPT_NAME", "/")  # Voilà standalone
+    assert notebook_href("03_sparse_lda_bounds.ipynb") == "03_sparse_lda_bounds.ipynb"
+
+
+def test_a_hidpi_screen_gets_whole_frames_at_its_resolution():
+    exp = SparsityGapExplorer()
+    try:
+        exp.update(k=2)  # a background is cached at the first resolution
+        # what ipympl does when a front end reports a device pixel ratio of 2
+        exp.figure.set_dpi(2 * FIGURE_DPI)
+        exp.update(k=4)
+        drawn = _agg_pixels(exp)
+        width, height = exp.figsize
+        assert drawn.shape[:2] == (round(2 * height * FIGURE_DPI), round(2 * width * FIGURE_DPI))
+        assert np.array_equal(drawn, _fresh_pixels(exp))
+    finally:
+        exp.close()
+
+
+def test_frames_sent_before_the_front_end_attaches_are_png():
+    # ipympl 0.10 sends the raw RGBA buffer as the frame until its front end says it is
+    # initialised; explorers refine while the front end attaches, so their frames must be
+    # PNG images, and _data_url the whole picture as a data URL
+    nbagg = pytest.importorskip("ipympl.backend_nbagg")
+    from matplotlib.figure import Figure
+
+    from spectral_kit.widgets import base
+
+    figure = Figure(figsize=(2, 1), dpi=50)
+    figure.add_subplot().plot([0, 1])
+    nbagg.new_figure_manager_given_figure(1, figure)
+    canvas = figure.canvas
+    assert canvas.syncing_data_url
+    sent = []
+    canvas.send = lambda content, buffers=None: sent.append(buffers)
+    base._prefix_data_url(canvas)
+    canvas._force_full = True
+    canvas.draw()
+    assert sent and bytes(sent[-1][0]).startswith(b"\x89PNG")
+    url = canvas._data_url
+    assert url.startswith("data:image/png;base64,")
+    shown = plt.imread(io.BytesIO(base64.b64decode(url.split(",", 1)[1])), format="png")
+    assert shown.shape[:2] == (50, 100)
+    canvas.close()

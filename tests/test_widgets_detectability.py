@@ -126,7 +126,7 @@ def test_verdict_follows_the_threshold_and_pca_loses_the_clusters(explorer):
             assert "no irrelevant features" in explorer.status.value
             assert "every feature is relevant" in explorer.status.value
         if state.detect.detectable:
-            assert "detectable" in verdict and f"θ = {theta:.2f} >" in verdict
+            assert "detectable" in verdict and rf"$\theta = {theta:.2f} >" in verdict
             assert n2 == 0 or "stands out" in explorer.status.value
         else:
             assert "drowned" in verdict and "drowned" in explorer.status.value

@@ -93,7 +93,7 @@ def test_bars_show_the_library_answer(explorer, data, k, lam):
     np.testing.assert_allclose(x, [lam, lam])
     np.testing.assert_allclose(y, [shares["target"], shares["nuisance"]])
     np.testing.assert_allclose(explorer.lam_line.get_xdata(), [lam, lam])
-    assert f"k = {k}" in explorer.status.value and f"k = {k}" in explorer.shares_text.get_text()
+    assert f"k = {k}" in explorer.status.value and f"$k = {k}$" in explorer.shares_text.get_text()
 
 
 def test_bars_are_coloured_by_structure(explorer, data):

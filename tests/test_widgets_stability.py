@@ -194,9 +194,9 @@ def test_perturbation_panel_obeys_stewarts_theorem(explorer):
     # the star is Theorem 1 for A + E itself
     star = explorer.perturbation.stewart_E.get_ydata()
     assert star[0] == pytest.approx(min(rep.stewart[1].bound, 1.0))
-    assert explorer.k_text.get_text() == "k = 2: stable"
+    assert explorer.k_text.get_text() == "$k = 2$: stable"
     explorer.update(k=1)  # two tied eigenvalues: k = 1 has no guarantee
-    assert explorer.k_text.get_text().startswith("k = 1: not stable")
+    assert explorer.k_text.get_text().startswith("$k = 1$: not stable")
     assert np.isnan(explorer.stewart.bound.get_ydata()[0])
 
 
@@ -230,12 +230,14 @@ def test_what_lies_beyond_the_fixed_limits_is_said(explorer):
     assert threshold / lam[0] > top
     # the line sits just inside the top edge; its value is written out
     assert 0.98 * top < explorer.eigengaps.threshold.get_ydata()[0] < top
-    assert explorer.threshold_text.get_text() == f"4‖E‖₂ = {threshold / lam[0]:.2g}·λ₁ (above)"
+    assert explorer.threshold_text.get_text() == (
+        rf"$4\Vert E\Vert_2 = {threshold / lam[0]:.2g}\,\lambda_1$ (above)")
     assert "drawn at the top of the left panel" in explorer.status.value
     gap = lam[0] - lam[1]
     norm_E = threshold / 4
     assert norm_E / gap > explorer.perturbation_range  # the dashed line is off the panel too
-    assert explorer.k_text.get_text() == f"k = 1: not stable (‖E‖₂ = {norm_E / gap:.2g}·gap →)"
+    assert explorer.k_text.get_text() == (
+        rf"$k = 1$: not stable ($\Vert E\Vert_2 = {norm_E / gap:.2g}\,$gap →)")
     beyond = int(np.sum(state["perturbation_norms"] > explorer.perturbation_range * gap))
     assert beyond > 0
     assert explorer.beyond_text.get_text() == f"{beyond} of {B} resamples beyond →"

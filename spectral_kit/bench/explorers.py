@@ -1,10 +1,13 @@
-"""Explorer latency: slider change → artists updated and drawn, p50 and p95 per explorer.
+"""Explorer latency: slider change → artists updated and drawn, p50 and p95 per explorer;
+and the time to the first picture of an explorer built at every slider extreme.
 
 Headless (Agg backend), one BLAS thread, default settings: each slider of each explorer is
 swept across its range and every move is timed by the explorer itself (computation, artist
-update and the Agg redraw — what ipympl sends to the browser). The reference "baseline" is
-the redraw of a one-line figure of the same size in the same process: the floor set by
-matplotlib on this machine.
+update and the Agg redraw — what ipympl sends to the browser). Then the explorer is built
+with each slider at its minimum and at its maximum (the others at their defaults), and the
+constructor is timed: it must return with its first picture, leaving any refinement to the
+kernel's loop (or to ``finish()``). The reference "baseline" is the redraw of a one-line
+figure of the same size in the same process: the floor set by matplotlib on this machine.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ import os
 
 import numpy as np
 
+from ..plots._style import FIGURE_DPI
 from ._core import BenchResult, benchmark
 
-__all__ = ["EXPLORERS", "measure", "run"]
+__all__ = ["EXPLORERS", "construction_times", "measure", "run"]
 
 #: Explorers to measure (module, class); those not present in this build are skipped.
 EXPLORERS = (
@@ -46,13 +50,38 @@ def measure(explorer, *, count: int = 8) -> np.ndarray:
     return np.asarray(explorer.latencies)
 
 
+def _extremes(control) -> tuple:
+    if hasattr(control, "base"):
+        return float(control.base**control.min), float(control.base**control.max)
+    return type(control.value)(control.min), type(control.value)(control.max)
+
+
+def construction_times(cls) -> dict[str, tuple[float, float]]:
+    """With each slider at its minimum and at its maximum, by ``"name=value"``: seconds from
+    calling the constructor to its return (figure, widgets and first picture), and seconds
+    of its first picture alone (computation and draw, as a slider move is timed)."""
+    import time
+
+    probe = cls()
+    extremes = {name: _extremes(control) for name, control in probe.controls.items()}
+    probe.close()
+    times = {}
+    for name, values in extremes.items():
+        for value in values:
+            start = time.perf_counter()
+            explorer = cls(**{name: value})
+            times[f"{name}={value:g}"] = (time.perf_counter() - start, explorer.latencies[0])
+            explorer.close()
+    return times
+
+
 def _reference_draw(figsize: tuple[float, float]) -> float:
     import time
 
     import matplotlib.pyplot as plt
 
     with plt.ioff():
-        fig, ax = plt.subplots(figsize=figsize, dpi=80)
+        fig, ax = plt.subplots(figsize=figsize, dpi=FIGURE_DPI)
     ax.plot([0, 1], [0, 1])
     fig.canvas.draw()
     times = []
@@ -66,7 +95,8 @@ def _reference_draw(figsize: tuple[float, float]) -> float:
 
 @benchmark("explorers")
 def run(quick: bool = False) -> list[BenchResult]:
-    """p50/p95 latency of every explorer over full slider sweeps."""
+    """p50/p95 latency of every explorer over full slider sweeps; constructor time at the
+    slider extremes."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     from threadpoolctl import threadpool_limits
 
@@ -83,6 +113,22 @@ def run(quick: bool = False) -> list[BenchResult]:
             finally:
                 explorer.close()
             reference = _reference_draw(cls.figsize)
+            built = construction_times(cls)
+            slowest = max(built, key=lambda key: built[key][0])
+            first = np.array([t[1] for t in built.values()])
+            results.append(
+                BenchResult(
+                    f"{class_name}: constructor returns, slowest of {len(built)} slider "
+                    "extremes", built[slowest][0], "one-line figure redraw", reference,
+                    goal="< 1 s",
+                    extra={"at": slowest,
+                           "median [s]": round(float(np.median([t[0] for t in
+                                                                built.values()])), 4),
+                           "first picture p95 [s]": round(float(np.percentile(first, 95)),
+                                                          4),
+                           "first picture max [s]": round(float(first.max()), 4)},
+                )
+            )
             results.append(
                 BenchResult(
                     f"{class_name}: slider → redrawn, p95 of {lat.size} moves",

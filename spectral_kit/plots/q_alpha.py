@@ -61,7 +61,7 @@ class PositivityArtists:
         self.band.set_verts([_band_vertices(np.asarray(n, float), lower, upper)])
         if current_n is not None and current_p is not None:
             self.marker.set_data([current_n], [current_p])
-            self.label.set_text(f"n = {current_n}: P = {current_p:.3f}")
+            self.label.set_text(f"$n = {current_n}$: $P = {current_p:.3f}$")
         if title is not None:
             self.note.set_text(title)
         if self.auto_xlim and len(n):
@@ -92,14 +92,14 @@ def plot_positivity_curve(
     """
     n = np.asarray(result.n, dtype=float)
     (line,) = ax.plot(n, result.probability, "-o", color=POSITIVE, ms=3, lw=1.5,
-                      label="P(leading eigenvector same-sign)")
+                      label="$P$(leading eigenvector same-sign)")
     band = PolyCollection([_band_vertices(n, result.lower, result.upper)], color=POSITIVE,
                           alpha=0.2, lw=0, label=f"{result.confidence:.0%} interval")
     ax.add_collection(band)
     level_line = ax.axhline(level, color="0.4", lw=0.8, ls="--", label=f"{level:g}")
     (marker,) = ax.plot([], [], "o", color=NEGATIVE, ms=7, zorder=5)
-    label = ax.text(0.03, 0.5, "", transform=ax.transAxes, fontsize=9, color=NEGATIVE)
-    note = ax.text(0.03, 0.42, "", transform=ax.transAxes, fontsize=9, color="0.3")
+    label = ax.text(0.03, 0.5, "", transform=ax.transAxes, color=NEGATIVE)
+    note = ax.text(0.03, 0.4, "", transform=ax.transAxes, color="0.3")
     if logx:
         ax.set_xscale("log")
         # Plain numbers at 1-2-5 steps: a log axis spanning less than a decade would
@@ -109,9 +109,9 @@ def plot_positivity_curve(
         ax.xaxis.set_major_formatter(FormatStrFormatter("%d"))
         ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_ylim(-0.02, 1.05)
-    ax.set_xlabel("n (matrix size)")
+    ax.set_xlabel("$n$ (matrix size)")
     ax.set_ylabel("probability")
-    ax.legend(loc="lower right", fontsize=8, frameon=False)
+    ax.legend(loc="lower right", frameon=False)
     artists = PositivityArtists(ax, line, band, marker, level_line, label, note)
     idx = None if current_n is None else np.flatnonzero(result.n == current_n)
     artists.update(
@@ -161,10 +161,10 @@ def plot_eigenvector_entries(ax: Axes, v: np.ndarray) -> EigenvectorArtists:
     ax.add_collection(stems)
     zero = ax.axhline(0, color="0.3", lw=0.8)
     ax.axhline(1, color="0.6", lw=0.8, ls=":")
-    label = ax.text(0.98, 0.95, "", transform=ax.transAxes, ha="right", va="top", fontsize=9)
+    label = ax.text(0.98, 0.95, "", transform=ax.transAxes, ha="right", va="top")
     ax.set_ylim(-2.0, 3.0)
     ax.set_xlabel("entry (sorted)")
-    ax.set_ylabel("√n · entry")
+    ax.set_ylabel(r"$\sqrt{n}\,\cdot$ entry")
     artists = EigenvectorArtists(ax, stems, zero, label)
     artists.update(v)
     return artists
@@ -208,10 +208,11 @@ class AlphaBarsArtists:
         self.ax.set_ylim(min(0.0, float(a.min()) * 1.1), float(a.max()) * 1.12)
         lines = []
         if gap is not None:
-            lines.append(f"sparsity gap {gap:.1f}")
+            lines.append(f"sparsity gap ${gap:.1f}$")
         if bound is not None:
             lines.append(
-                f"Σα irrelevant = {bound.observed:.2f} ≤ {bound.bound:.2f} (Lemma 13)"
+                rf"irrelevant: $\Sigma\,\alpha_i = {bound.observed:.2f} \leq {bound.bound:.2f}$ "
+                "(Lemma 13)"
             )
             # The bound on the mean irrelevant weight, drawn where the bars can be compared.
             mean_bound = bound.bound / max(bound.n_irrelevant, 1)
@@ -220,7 +221,7 @@ class AlphaBarsArtists:
         else:
             self.bound_line.set_visible(False)
         if not bool(np.all(alpha > 0)):
-            lines.append(f"{int(np.sum(alpha <= 0))} α ≤ 0")
+            lines.append(rf"{int(np.sum(alpha <= 0))} $\alpha_i \leq 0$")
         self.text.set_text("\n".join(lines))
 
 
@@ -241,15 +242,15 @@ def plot_alpha_bars(
     bars = LineCollection([], lw=2)
     ax.add_collection(bars)
     (bound_line,) = ax.plot([], [], ls="--", color="0.35", lw=1)
-    text = ax.text(0.98, 0.95, "", transform=ax.transAxes, ha="right", va="top", fontsize=9)
+    text = ax.text(0.98, 0.95, "", transform=ax.transAxes, ha="right", va="top")
     handles = [
         Line2D([], [], color=RELEVANT, lw=4, label="relevant"),
         Line2D([], [], color=IRRELEVANT, lw=4, label="irrelevant"),
-        Line2D([], [], color="0.35", ls="--", label="Lemma 13 bound / n₂"),
+        Line2D([], [], color="0.35", ls="--", label="Lemma 13 bound / $n_2$"),
     ]
-    ax.legend(handles=handles, loc="center right", fontsize=8, frameon=False)
-    ax.set_xlabel("feature (sorted by α)")
-    ax.set_ylabel("α")
+    ax.legend(handles=handles, loc="center right", frameon=False)
+    ax.set_xlabel(r"feature (sorted by $\alpha$)")
+    ax.set_ylabel(r"$\alpha_i$")
     artists = AlphaBarsArtists(ax, bars, bound_line, text, handles)
     artists.update(alpha, relevant, gap=gap, bound=bound)
     return artists
@@ -260,6 +261,6 @@ def plot_objective_trace(ax: Axes, result: object) -> list[Line2D]:
     it = np.arange(1, len(result.objective) + 1)
     lines = ax.plot(it, result.objective, "-o", ms=3, color=POSITIVE)
     ax.set_xlabel("iteration")
-    ax.set_ylabel("trace(QᵀA_α²Q)")
-    ax.set_title(f"{result.n_iter} iterations, converged = {result.converged}", fontsize=10)
+    ax.set_ylabel(r"$\mathrm{tr}(Q^\top A_\alpha^2 Q)$")
+    ax.set_title(f"{result.n_iter} iterations, converged = {result.converged}")
     return lines

@@ -122,10 +122,10 @@ def plot_topographic_map(
             )
         for i, name in enumerate(feature_names):
             labels.append(ax.annotate(str(name), (x[i], y[i]), xytext=(3, 3),
-                                      textcoords="offset points", fontsize=8))
+                                      textcoords="offset points"))
     if legend:
         ax.legend(handles=[Patch(color=c, alpha=0.6, label=name) for name, c in legend],
-                  loc="best", fontsize=8)
+                  loc="best")
     pad = max_axis / 2 + 0.1
     ax.set_xlim(float(x.min()) - pad, float(x.max()) + pad)
     ax.set_ylim(float(y.min()) - pad, float(y.max()) + pad)
@@ -171,9 +171,9 @@ def plot_success_rates(
     if log_x:
         ax.set_xscale("log")
     ax.set_ylim(-0.03, 1.03)
-    ax.set_xlabel("covariance parameter λ")
-    ax.set_ylabel("success rate (≥ 10 of the top 12 relevant)")
-    ax.legend(loc="best", fontsize=8)
+    ax.set_xlabel(r"covariance parameter $\lambda$")
+    ax.set_ylabel(r"success rate ($\geq$ 10 of the top 12 relevant)")
+    ax.legend(loc="best")
     return lines
 
 
@@ -205,8 +205,8 @@ def plot_alpha_structures(
     handles = [Patch(color=c, label=name) for name, c in [*legend, ("other", OTHER_COLOR)]]
     ax.axhline(0.0, color="black", linewidth=0.6)
     ax.set_xlabel("feature")
-    ax.set_ylabel("α")
-    ax.legend(handles=handles, loc="best", fontsize=8)
+    ax.set_ylabel(r"$\alpha_i$")
+    ax.legend(handles=handles, loc="best")
     if title:
         ax.set_title(title)
     return bars

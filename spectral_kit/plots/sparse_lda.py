@@ -98,18 +98,18 @@ def plot_interlacing(ax: Axes, interlacing: Any, *, spacing: float = 1.0) -> dic
     artists = {
         "ax": ax,
         "spectrum": ax.plot([], [], linestyle="none", marker="_", markersize=14,
-                            color="0.35", label="λ_i(A, B)")[0],
+                            color="0.35", label=r"$\lambda_i(A, B)$")[0],
         "brackets": LineCollection([], colors="tab:blue", linewidths=2.0, alpha=0.45,
-                                   label="bracket [λ_i, λ_{i+n−k}]"),
+                                   label=r"bracket $[\lambda_i, \lambda_{i+n-k}]$"),
         "sub": ax.plot([], [], linestyle="none", marker="o", color="tab:blue",
-                       label="λ_i(A_S, B_S)")[0],
+                       label=r"$\lambda_i(A_S, B_S)$")[0],
         "top": ax.plot([], [], linestyle="none", marker="D", markersize=8, color="tab:red",
-                       label="λ_max(A_S, B_S)")[0],
+                       label=r"$\lambda_{\max}(A_S, B_S)$")[0],
     }
     ax.add_collection(artists["brackets"])
-    ax.set_xlabel("eigenvalue index i (0: the full pair)")
+    ax.set_xlabel("eigenvalue index $i$ (0: the full pair)")
     ax.set_ylabel("generalized eigenvalue")
-    ax.legend(loc="upper left", fontsize="small")
+    ax.legend(loc="upper left")
     update_interlacing(artists, interlacing, spacing=spacing)
     return artists
 
@@ -182,10 +182,10 @@ def plot_lambda_vs_k(
         "upper": ax.plot([], [], color="0.45", linestyle="--", linewidth=1)[0],
         "curves": {},
     }
-    ax.set_xlabel("cardinality k")
-    ax.set_ylabel("λ_max(A_k, B_k)")
+    ax.set_xlabel("cardinality $k$")
+    ax.set_ylabel(r"$\lambda_{\max}(A_k, B_k)$")
     update_lambda_vs_k(artists, ks, curves, lower, upper)
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="lower right")
     return artists
 
 
@@ -256,10 +256,10 @@ def plot_optimality_ratio(
     if reference is not None:
         artists["reference"] = ax.axhline(reference, color="0.5", linestyle=":", linewidth=1,
                                           label=f"{reference:g}")
-    ax.set_xlabel("cardinality k")
+    ax.set_xlabel("cardinality $k$")
     ax.set_ylabel("optimality ratio")
     update_optimality_ratio(artists, ks, ratios)
-    ax.legend(loc="lower left", fontsize="small")
+    ax.legend(loc="lower left")
     return artists
 
 
@@ -304,10 +304,10 @@ def plot_error_vs_k(
         (name → Line2D).
     """
     artists: dict[str, Any] = {"ax": ax, "curves": {}, "bands": {}, "published": {}}
-    ax.set_xlabel("cardinality k")
+    ax.set_xlabel("cardinality $k$")
     ax.set_ylabel("test error")
     update_error_vs_k(artists, ks, errors, spread, published=published)
-    ax.legend(loc="upper right", fontsize="small")
+    ax.legend(loc="upper right")
     return artists
 
 

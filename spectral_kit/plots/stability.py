@@ -113,9 +113,9 @@ def plot_eigengaps(
     """
     gaps = -np.diff(_descending(eigenvalues))
     bars = ax.bar(np.arange(1, gaps.size + 1), gaps, width=0.8, color=UNSTABLE_COLOR)
-    line = ax.axhline(threshold, color=THRESHOLD_COLOR, linestyle="--", label="4·λ₁(E)")
-    ax.set_xlabel("k")
-    ax.set_ylabel("eigengap λₖ − λₖ₊₁")
+    line = ax.axhline(threshold, color=THRESHOLD_COLOR, linestyle="--", label=r"$4\lambda_1(E)$")
+    ax.set_xlabel("$k$")
+    ax.set_ylabel(r"eigengap $\lambda_k - \lambda_{k+1}$")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(loc="upper right")
     artists = EigengapArtists(ax, list(bars.patches), line)
@@ -177,12 +177,12 @@ def plot_stewart_bound(ax: Axes, ks: Any, bounds: Any, observed: Any) -> Stewart
     """
     ks_arr, bound_arr, obs = _stewart_arrays(ks, bounds, observed)
     (bound,) = ax.plot(ks_arr, np.minimum(bound_arr, 1.0), "o-", color=THRESHOLD_COLOR,
-                       label="Stewart bound 2‖E₂₁‖/δ")
+                       label=r"Stewart bound $2\Vert E_{21}\Vert/\delta$")
     observed_pts = ax.scatter([], [], s=6, alpha=0.3, color="tab:blue",
                               label="observed, each resample")
     (worst,) = ax.plot([], [], "_", markersize=14, color="tab:blue", label="largest observed")
-    ax.set_xlabel("k (dimension of the top-k eigenvector space)")
-    ax.set_ylabel("dist(range V₁, range V₁′)")
+    ax.set_xlabel("$k$ (dimension of the top-$k$ eigenvector space)")
+    ax.set_ylabel(r"$\mathrm{dist}(\mathcal{R}(V_1), \mathcal{R}(V_1'))$")
     ax.set_ylim(0.0, 1.05)
     ax.legend(loc="upper left")
     artists = StewartArtists(ax, bound, observed_pts, worst)
@@ -218,8 +218,8 @@ def plot_interval_widths(
                       interpolation="nearest")
     if feature_names is not None:
         names = [str(n) for n in feature_names]
-        ax.set_xticks(range(len(names)), names, rotation=90, fontsize="small")
-        ax.set_yticks(range(len(names)), names, fontsize="small")
+        ax.set_xticks(range(len(names)), names, rotation=90)
+        ax.set_yticks(range(len(names)), names)
     ax.set_title("confidence interval width")
     return IntervalWidthArtists(ax, image)
 
@@ -259,10 +259,10 @@ def plot_sbs_trajectory(ax: Axes, result: Any) -> TrajectoryArtists:
     ``full_trajectory=True`` to see every step). Steps with a stable k are marked.
     """
     removed, gap, thr, stable = _trajectory_arrays(result)
-    (gap_line,) = ax.plot(removed, gap, "o-", color="tab:blue", label="largest eigengap of A′")
-    (thr_line,) = ax.plot(removed, thr, "--", color=THRESHOLD_COLOR, label="4·λ₁(E′)")
+    (gap_line,) = ax.plot(removed, gap, "o-", color="tab:blue", label=r"largest eigengap of $A'$")
+    (thr_line,) = ax.plot(removed, thr, "--", color=THRESHOLD_COLOR, label=r"$4\lambda_1(E')$")
     (stable_pts,) = ax.plot(removed[stable], gap[stable], "o", color=STABLE_COLOR,
-                            markersize=9, label="stable k exists")
+                            markersize=9, label="stable $k$ exists")
     ax.set_xlabel("features removed")
     ax.set_ylabel("eigengap")
     ax.legend(loc="best")
@@ -403,14 +403,18 @@ def plot_perturbation_distances(
     norms, dist = _perturbation_arrays(perturbation_norms, distances)
     points = ax.scatter(norms, dist, s=6, alpha=0.35, color="tab:blue", label="resamples")
     (curve,) = ax.plot([], [], "-", color=THRESHOLD_COLOR,
-                       label="bound 2ε/(gap − 2ε), ‖F‖₂ ≤ ε")
-    limit = ax.axvline(0.0, color=THRESHOLD_COLOR, linestyle=":", label="ε = gap/4")
-    line_E = ax.axvline(0.0, color="black", linestyle="--", label="‖E‖₂ = λ₁(E)")
-    (star,) = ax.plot([], [], "*", color="black", markersize=11, label="A + E (Theorem 1)")
-    ax.set_xlabel("size of the perturbation ε = ‖A*_b − A‖₂")
-    ax.set_ylabel("distance of top-k spaces")
+                       label=r"bound $2\varepsilon/(\mathrm{gap} - 2\varepsilon)$, "
+                             r"$\Vert F\Vert_2 \leq \varepsilon$")
+    limit = ax.axvline(0.0, color=THRESHOLD_COLOR, linestyle=":",
+                       label=r"$\varepsilon = \mathrm{gap}/4$")
+    line_E = ax.axvline(0.0, color="black", linestyle="--",
+                        label=r"$\Vert E\Vert_2 = \lambda_1(E)$")
+    (star,) = ax.plot([], [], "*", color="black", markersize=11,
+                      label="$A + E$ (Theorem 1)")
+    ax.set_xlabel(r"size of the perturbation $\varepsilon = \Vert A^*_b - A\Vert_2$")
+    ax.set_ylabel("distance of top-$k$ spaces")
     ax.set_ylim(0.0, 1.05)
-    ax.legend(loc="upper right", fontsize="small")
+    ax.legend(loc="upper right")
     artists = PerturbationArtists(ax, points, curve, limit, line_E, star)
     artists.update(norms, dist, eigenvalues, k, norm_E, stewart_E)
     return artists

@@ -266,16 +266,16 @@ def plot_spectrum_vs_bulk(
     hist: Any
     if stairs:
         counts, edges = np.histogram(shown, bins=bins, range=span)
-        hist = ax.stairs(counts, edges, fill=True, color="0.7", label="eigenvalues of A")
+        hist = ax.stairs(counts, edges, fill=True, color="0.7", label="eigenvalues of $A$")
         if log:
             ax.set_yscale("log", nonpositive="clip")
     else:
         _, _, hist = ax.hist(
-            shown, bins=bins, range=span, log=log, color="0.7", label="eigenvalues of A"
+            shown, bins=bins, range=span, log=log, color="0.7", label="eigenvalues of $A$"
         )
     edge = ax.axvline(detect.bulk_edge / scale, color="k", ls="--", label="Wishart bulk edge")
     energy = ax.axvline(
-        detect.signal_energy / scale, color="tab:blue", ls=":", label="θ + n₂/q (paper)"
+        detect.signal_energy / scale, color="tab:blue", ls=":", label=r"$\theta + n_2/q$ (paper)"
     )
     top = ax.axvline(detect.top_eigenvalue / scale, color=RELEVANT_COLOR, label="predicted top")
     ax.set_xlabel("eigenvalue ÷ top eigenvalue" if normalize else "eigenvalue")
@@ -283,7 +283,7 @@ def plot_spectrum_vs_bulk(
     if normalize:
         ax.set_xlim(*RELATIVE_SPECTRUM_LIMITS)
         ax.set_ylim(*_count_limits(w.size, log))
-    ax.legend(loc="upper right", fontsize="small")
+    ax.legend(loc="upper right")
     return {"hist": hist, "edge": edge, "energy": energy, "top": top}
 
 
@@ -393,19 +393,19 @@ def plot_detectability(
     crit = q * max(float(signal) - 1.0, 0.0) ** 2
     right = n_irrelevant_max or max(4 * int(n_irrelevant), int(2 * crit), 10)
     n2 = np.linspace(0.0, float(right), 200)
-    (threshold,) = ax.plot(n2, 1 + np.sqrt(n2 / q), color="k", label="1 + √(n₂/q)")
+    (threshold,) = ax.plot(n2, 1 + np.sqrt(n2 / q), color="k", label=r"$1 + \sqrt{n_2/q}$")
     (paper,) = ax.plot(
-        n2, 1 + 2 * np.sqrt(n2 / q), color="k", ls="--", label="paper: 1 + 2√(n₂/q)"
+        n2, 1 + 2 * np.sqrt(n2 / q), color="k", ls="--", label=r"paper: $1 + 2\sqrt{n_2/q}$"
     )
-    sig = ax.axhline(float(signal), color=RELEVANT_COLOR, label="signal θ")
+    sig = ax.axhline(float(signal), color=RELEVANT_COLOR, label=r"signal $\theta$")
     (current,) = ax.plot(
         [n_irrelevant], [1 + np.sqrt(n_irrelevant / q)], "o", color=RELEVANT_COLOR
     )
-    ax.set_xlabel("irrelevant features n₂")
+    ax.set_xlabel("irrelevant features $n_2$")
     ax.set_ylabel("eigenvalue scale")
     ax.set_xlim(0, right)
     ax.set_ylim(0.0, 1.1 * max(float(signal), float(1 + 2 * np.sqrt(right / q))))
-    ax.legend(loc="upper left", fontsize="small")
+    ax.legend(loc="upper left")
     return {"threshold": threshold, "paper": paper, "signal": sig, "current": current}
 
 

@@ -10,8 +10,11 @@ area. Subclasses implement three methods:
   whose steps refine the picture progressively (each step a bounded amount of work).
 
 The same object can be driven without a browser: ``explorer.update(n=50, mu=0.2)`` sets the
-sliders, runs the computation (to completion) and returns the explorer, so tests and
-benchmarks check what the plot shows through the artists' data.
+sliders, runs the computation (to completion outside a kernel) and returns the explorer, so
+tests and benchmarks check what the plot shows through the artists' data.
+
+A constructor never waits for a progressive refinement: it returns with the first picture,
+and the rest follows between kernel messages (in a kernel) or on :meth:`Explorer.finish`.
 """
 
 from __future__ import annotations
@@ -30,9 +33,10 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from PIL import Image as PILImage
 from threadpoolctl import ThreadpoolController
 
-from ..plots._style import FIGURE_DPI
+from ..plots._style import DRAW_LOCK, FIGURE_DPI, PNG_SCALE, figure_style
 
 __all__ = ["Explorer"]
 
@@ -106,7 +110,9 @@ class Explorer:
         self._batch = False
         self._layout_frozen = False
         self._set_values(values)
-        with plt.ioff():
+        #: The values the explorer started from, which the reset button brings back.
+        self.initial_values: dict[str, Any] = dict(self.values)
+        with plt.ioff(), figure_style():
             self.figure: Figure = plt.figure(figsize=self.figsize, dpi=FIGURE_DPI,
                                              layout="constrained")
         self._configure_canvas()
@@ -114,11 +120,19 @@ class Explorer:
         self.status = widgets.HTML(layout=widgets.Layout(min_height="1.4em"))
         self.error_area = widgets.HTML(layout=widgets.Layout(display="none"))
         self.error_area.add_class("spectral-kit-error")
-        with _one_blas_thread():
+        self.reset_button = widgets.Button(
+            description="Reset", icon="undo", tooltip="back to the starting values",
+            layout=widgets.Layout(width="90px"),
+        )
+        self.reset_button.add_class("spectral-kit-reset")
+        self.reset_button.on_click(lambda _button: self.reset())
+        with DRAW_LOCK, _one_blas_thread(), figure_style():
             self._draw(self.figure)
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
-        self.refresh(raise_errors=True, finish=_kernel_loop() is None)
+        # The first picture only: a refinement continues between kernel messages, or on
+        # finish() without a kernel; a constructor never waits for it.
+        self.refresh(raise_errors=True, finish=False)
 
     # -- subclass API ----------------------------------------------------------------------
     def _build_controls(self) -> dict[str, widgets.Widget]:  # pragma: no cover - abstract
@@ -136,19 +150,42 @@ class Explorer:
         """Current control values by canonical name."""
         return {name: control.value for name, control in self.controls.items()}
 
-    def update(self, *, finish: bool = True, **values: Any) -> Explorer:
+    def update(self, *, finish: bool | None = None, **values: Any) -> Explorer:
         """Set controls by name, recompute once and redraw; errors are raised.
 
-        With ``finish`` (default) progressive refinement runs to completion before returning.
+        Every value is checked before any is set: a bad one raises and leaves the explorer
+        (controls and figure) as it was.
+
+        Parameters
+        ----------
+        finish : bool, optional
+            Run progressive refinement to completion before returning. Default: only
+            outside a kernel (headless use); in a kernel the refinement continues between
+            messages, so a cell never waits for it.
+        **values
+            Control values by canonical name.
         """
         self._set_values(values)
+        if finish is None:
+            finish = _kernel_loop() is None
         self.refresh(raise_errors=True, finish=finish)
+        return self
+
+    def reset(self) -> Explorer:
+        """Bring every control back to the value the explorer started from and redraw (the
+        reset button). In a kernel the refinement continues between messages."""
+        self._set_values(self.initial_values)
+        self.refresh(finish=_kernel_loop() is None)
         return self
 
     def refresh(self, *, raise_errors: bool = False, finish: bool = False) -> None:
         """Recompute from the current control values and redraw the figure."""
         if self._closed:
             raise RuntimeError("this explorer is closed; create a new one")
+        with DRAW_LOCK:
+            self._refresh(raise_errors, finish)
+
+    def _refresh(self, raise_errors: bool, finish: bool) -> None:
         self._pending = None
         start = time.perf_counter()
         try:
@@ -187,16 +224,21 @@ class Explorer:
             control.close()
         self.status.close()
         self.error_area.close()
+        self.reset_button.close()
         canvas = self.figure.canvas
         if isinstance(canvas, widgets.DOMWidget):
             canvas.close()
         plt.close(self.figure)
 
-    def snapshot(self) -> bytes:
-        """The current figure as PNG bytes."""
+    def snapshot(self, scale: float = 1.0) -> bytes:
+        """The current figure as PNG bytes, ``scale`` times the pixels it has on screen."""
         buffer = io.BytesIO()
-        with self._static_render():
-            self.figure.savefig(buffer, format="png", dpi=FIGURE_DPI)
+        with DRAW_LOCK, self._static_render():
+            self.figure.savefig(buffer, format="png", dpi=FIGURE_DPI * scale)
+        if scale != 1.0:
+            # Saving at another resolution leaves the canvas' renderer at that size: the
+            # cached background no longer fits it, the next redraw is a full one.
+            self._background = None
         return buffer.getvalue()
 
     @contextlib.contextmanager
@@ -214,10 +256,11 @@ class Explorer:
 
     @property
     def widget(self) -> widgets.Widget:
-        """The whole explorer as one ipywidgets box (controls, figure, status, errors)."""
+        """The whole explorer as one ipywidgets box (controls and reset button, figure,
+        status, errors)."""
         controls = list(self.controls.values())
         columns = [widgets.VBox(controls[i::2]) for i in range(2)]
-        parts: list[widgets.Widget] = [widgets.HBox(columns)]
+        parts: list[widgets.Widget] = [widgets.HBox([*columns, self.reset_button])]
         canvas = self.figure.canvas
         if isinstance(canvas, widgets.DOMWidget):
             parts.append(canvas)
@@ -226,18 +269,29 @@ class Explorer:
         box.add_class("spectral-kit-explorer")
         return box
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+    def png_bundle(self) -> tuple[dict, dict]:
+        """The current picture as a display bundle: a PNG with twice the pixels (sharp on
+        HiDPI screens and projectors), shown at the figure's size."""
+        png = self.snapshot(scale=PNG_SCALE)
+        # Inches × dpi, not the canvas size: ipympl multiplies the canvas' dpi by the
+        # screen's device pixel ratio.
+        width, height = self.figure.get_size_inches() * FIGURE_DPI
+        data = {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": repr(self)}
+        metadata = {"image/png": {"width": round(width), "height": round(height)}}
+        return data, metadata
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict, dict]:
         static = bool(os.environ.get(STATIC_ENV))
         if static:
             # A stored picture is final: no kernel will refine it later.
             self.finish()
-        png = base64.b64encode(self.snapshot()).decode("ascii")
-        fallback = {"image/png": png, "text/plain": repr(self)}
+        data, metadata = self.png_bundle()
         if static:
-            return fallback
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        # Renderers without widget support fall back to the PNG of the current state.
-        return {**fallback, **bundle}
+            return data, metadata
+        # Renderers without the widget model (nbconvert, PDF, GitHub) show the PNG of the
+        # current state; JupyterLab shows the widget, from the saved widget state when the
+        # notebook is reopened without a kernel.
+        return {**data, **self.widget._repr_mimebundle_(**kwargs)}, metadata
 
     def __repr__(self) -> str:
         values = ", ".join(f"{k}={v!r}" for k, v in self.values.items())
@@ -245,29 +299,51 @@ class Explorer:
 
     # -- internals ---------------------------------------------------------------------------
     def _set_values(self, values: dict[str, Any]) -> None:
+        """Check every value, then set them all (observers silenced): one bad value raises
+        before any control moves."""
+        checked = self._check_values(dict(values))
+        self._batch = True
+        try:
+            self._assign(checked)
+        finally:
+            self._batch = False
+
+    def _limits(self, name: str, values: dict[str, Any]) -> tuple[float, float] | None:
+        """The range allowed for control ``name`` when ``values`` are set together (None
+        for a control without a range). Subclasses whose ranges depend on another control
+        override it."""
+        control = self.controls[name]
+        low, high = getattr(control, "min", None), getattr(control, "max", None)
+        if low is None or high is None:
+            return None
+        if hasattr(control, "base"):  # log slider: min/max are exponents
+            low, high = control.base**low, control.base**high
+        return float(low), float(high)
+
+    def _check_values(self, values: dict[str, Any]) -> dict[str, Any]:
         unknown = sorted(set(values) - set(self.controls))
         if unknown:
             raise ValueError(
                 f"unknown control(s) {', '.join(unknown)} for {type(self).__name__}; "
                 f"its controls are {', '.join(self.controls)}."
             )
-        self._batch = True
-        try:
-            for name, value in values.items():
-                control = self.controls[name]
-                low, high = getattr(control, "min", None), getattr(control, "max", None)
-                if hasattr(control, "base"):  # log slider: min/max are exponents
-                    low, high = control.base**low, control.base**high
-                if low is None:  # not a slider
-                    control.value = value
-                    continue
-                slack = 1e-12 * max(abs(low), abs(high), 1.0)
-                if (isinstance(value, bool) or not isinstance(value, numbers.Real)
-                        or not low - slack <= value <= high + slack):
-                    raise ValueError(f"{name} must lie in [{low:g}, {high:g}]; got {value!r}.")
-                control.value = value
-        finally:
-            self._batch = False
+        for name, value in values.items():
+            limits = self._limits(name, values)
+            if limits is None:
+                continue
+            low, high = limits
+            slack = 1e-12 * max(abs(low), abs(high), 1.0)
+            if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                    or not low - slack <= value <= high + slack):
+                raise ValueError(f"{name} must lie in [{low:g}, {high:g}]; got {value!r}.")
+            if isinstance(self.controls[name], widgets.IntSlider) and value != int(value):
+                raise ValueError(f"{name} must be a whole number; got {value!r}.")
+        return values
+
+    def _assign(self, values: dict[str, Any]) -> None:
+        """Set checked values on the controls (called with observers silenced)."""
+        for name, value in values.items():
+            self.controls[name].value = value
 
     def _on_change(self, change: dict) -> None:
         if not self._batch:
@@ -279,6 +355,15 @@ class Explorer:
                                  ("resizable", False), ("toolbar_visible", False)):
             if hasattr(canvas, attribute):
                 setattr(canvas, attribute, value)
+        draw = canvas.draw
+
+        def locked_draw(*args: Any, **kwargs: Any) -> Any:
+            # ipympl redraws on the front end's requests (first display, resize), possibly
+            # on another thread than the explorer's own updates.
+            with DRAW_LOCK:
+                return draw(*args, **kwargs)
+
+        canvas.draw = locked_draw
         if isinstance(canvas, widgets.DOMWidget) and hasattr(canvas, "send_binary"):
             # Give the canvas its size before anything is drawn: ipympl's front end turns
             # every image it receives into a data URL of its offscreen canvas, and an
@@ -299,12 +384,15 @@ class Explorer:
             self._animated.append(artist)
 
     def _frame(self) -> tuple:
-        """What the cached background depends on: every axes' limits, scales and labels."""
-        return tuple(
+        """What the cached background depends on: the resolution (ipympl multiplies the
+        figure's dpi by the screen's device pixel ratio once a front end attaches), and
+        every axes' limits, scales and labels."""
+        axes = [
             (tuple(np.round(ax.viewLim.bounds, 12)), ax.get_xscale(), ax.get_yscale(),
              ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), ax.get_visible())
             for ax in self.figure.axes
-        )
+        ]
+        return (self.figure.dpi, *self.figure.canvas.get_width_height(), *axes)
 
     def _draw_now(self) -> None:
         canvas = self.figure.canvas
@@ -357,6 +445,10 @@ class Explorer:
             loop.add_callback(self._step)
 
     def _step(self, reschedule: bool = True) -> None:
+        with DRAW_LOCK:
+            self._step_locked(reschedule)
+
+    def _step_locked(self, reschedule: bool) -> None:
         pending = self._pending
         if pending is None or self._closed:
             return
@@ -394,23 +486,31 @@ class Explorer:
 
 
 def _prefix_data_url(canvas: Any) -> None:
-    """Keep ipympl's ``_data_url`` a valid data URL.
+    """Send ipympl's frames as PNG images and keep its ``_data_url`` a valid data URL.
 
-    Until its front end has attached, ipympl stores each redrawn image in ``_data_url`` as
-    bare base64; a front end that then reads it fails on a "broken" image. Explorers draw
-    before they are displayed, so each such update is completed with its prefix, in one
-    state message.
+    Until its front end has said it is initialised (``syncing_data_url``), ipympl 0.10
+    stores each redrawn image in ``_data_url`` as bare base64 and then sends the figure's
+    raw RGBA buffer, not the PNG it was given, as the frame: the front end takes it for a
+    PNG and its picture breaks. Explorers draw before they are displayed, and refine their
+    picture while the front end attaches, so such frames are common. Here the frame stays
+    the PNG, and ``_data_url`` (what a front end, or a notebook saved with its widget state,
+    shows first) is the whole current picture with its prefix, set in the same state message.
     """
-    send_binary = canvas.send_binary
+    send = canvas.send
 
-    def send_binary_with_prefix(data: Any) -> None:
+    def send_binary(data: Any) -> None:
         with canvas.hold_sync():
-            send_binary(data)
-            url = getattr(canvas, "_data_url", None)
-            if isinstance(url, str) and url and not url.startswith("data:"):
-                canvas._data_url = "data:image/png;base64," + url
+            if getattr(canvas, "syncing_data_url", False):
+                buffer = getattr(canvas, "_last_buff", None)
+                if buffer is not None:
+                    pixels = buffer.view(dtype=np.uint8).reshape((*buffer.shape, 4))
+                    with io.BytesIO() as png:
+                        PILImage.fromarray(pixels).save(png, format="png")
+                        url = base64.b64encode(png.getvalue()).decode("ascii")
+                    canvas._data_url = "data:image/png;base64," + url
+            send({"data": '{"type": "binary"}'}, buffers=[data])
 
-    canvas.send_binary = send_binary_with_prefix
+    canvas.send_binary = send_binary
 
 
 def _escape(text: str) -> str:

@@ -168,7 +168,7 @@ class DetectabilityExplorer(Explorer):
         Initial slider values (``n_irrelevant``, ``sigma``).
     """
 
-    figsize = (8.6, 5.6)
+    figsize = (8.0, 5.8)
     #: Largest n₂ on the slider; the default n₂ = 200 is the report's.
     N_IRRELEVANT_MAX = 300
     SIGMA_RANGE = (0.02, 1.0)
@@ -214,7 +214,7 @@ class DetectabilityExplorer(Explorer):
             ax.set_ylabel("PC 2")
             ax.set_title(titles[name], y=1.0)
             self.projection_texts[name] = ax.text(
-                0.02, 0.97, "", transform=ax.transAxes, ha="left", va="top", fontsize=8.5
+                0.02, 0.97, "", transform=ax.transAxes, ha="left", va="top"
             )
         # Eigenvalues ÷ the top one keep the eigenvalue axis still; counts on a log axis show
         # the spike of zero eigenvalues (3 + n₂ < q features) beside the lone top eigenvalue.
@@ -222,13 +222,14 @@ class DetectabilityExplorer(Explorer):
             ax_spec, state.eigenvalues, state.detect, normalize=True, log=True, stairs=True
         )
         ax_spec.set_ylim(0.7, SPECTRUM_HEADROOM * state.eigenvalues.size)
-        ax_spec.set_xlabel("eigenvalue of A = MᵀM (normalised features) ÷ the top one")
+        ax_spec.set_xlabel(r"eigenvalue of $A = M^\top M$ / the top one")
         ax_spec.set_ylabel("count (log scale)")
         ax_spec.set_title("kernel spectrum vs Wishart bulk edge", y=1.0)
         # The legend is part of the cached background: the moving lines stop below it.
         for key in ("edge", "energy", "top"):
             self.spectrum[key].set_ydata([0.0, SPECTRUM_LINE_TOP])
-        ax_spec.legend(loc="upper center", ncols=2, fontsize=7.5, borderaxespad=0.3)
+        ax_spec.legend(loc="upper center", ncols=2, borderaxespad=0.3, columnspacing=1.0,
+                       handlelength=1.5)
         self.detect_artists = plot_detectability(
             ax_det, state.theta, state.detect.n_samples, state.detect.n_irrelevant,
             n_irrelevant_max=self.N_IRRELEVANT_MAX,
@@ -239,20 +240,11 @@ class DetectabilityExplorer(Explorer):
         (self.critical_line,) = ax_det.plot([0.0, 0.0], [0.0, 1.0], color="0.4", ls=":",
                                             lw=1)
         ax_det.set_xlim(0.0, 1.03 * self.N_IRRELEVANT_MAX)  # room for the marker at the end
-        ax_det.set_title("θ vs 1 + √(n₂/q)", y=1.0)
+        ax_det.set_title(r"$\theta$ vs $1 + \sqrt{n_2/q}$", y=1.0)
         # θ ≥ 1 and every curve starts at 1: the band below 1 is free for the verdict.
         self.verdict_text = ax_det.text(
-            0.98, 0.04, "", transform=ax_det.transAxes, ha="right", va="bottom", fontsize=8.5
+            0.98, 0.04, "", transform=ax_det.transAxes, ha="right", va="bottom"
         )
-        for ax in figure.axes:
-            ax.title.set_fontsize(9.5)
-            ax.xaxis.label.set_fontsize(9)
-            ax.yaxis.label.set_fontsize(9)
-            ax.tick_params(labelsize=8)
-            legend = ax.get_legend()
-            if legend is not None:
-                for text in legend.get_texts():
-                    text.set_fontsize(7.5)
         self._freeze_text_positions(figure)
         det = self.detect_artists
         self.animate(
@@ -388,10 +380,11 @@ class DetectabilityExplorer(Explorer):
         self.critical_line.set_data([state.critical] * 2, [0.0, state.theta])
         marker = self.detect_artists["current"]
         marker.set_markerfacecolor(marker.get_color() if det.detectable else "white")
-        relation = ">" if det.detectable else "≤"
+        relation = ">" if det.detectable else r"\leq"
         verdict = "detectable" if det.detectable else "drowned"
         self.verdict_text.set_text(
-            f"θ = {state.theta:.2f} {relation} 1 + √(n₂/q) = {det.threshold:.2f}: {verdict}"
+            rf"$\theta = {state.theta:.2f} {relation} 1 + \sqrt{{n_2/q}} = {det.threshold:.2f}$: "
+            f"{verdict}"
         )
         self.verdict_text.set_color("black" if det.detectable else FAILURE_COLOR)
 

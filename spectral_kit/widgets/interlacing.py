@@ -245,7 +245,7 @@ class InterlacingExplorer(Explorer):
         Initial slider values (``n``, ``k``, ``lam``, ``smoothness``).
     """
 
-    figsize = (9.0, 3.9)
+    figsize = (8.0, 4.8)
     #: Lower limit of the left panel (general A), in units of λ_max(A, B); smaller
     #: eigenvalues leave the panel at the bottom (the status line counts them).
     log_floor = 1e-4
@@ -271,9 +271,6 @@ class InterlacingExplorer(Explorer):
         # runs the refinement steps: computing, updating artists and drawing take turns.
         self._lock = threading.RLock()
         super().__init__(**values)
-        # The first picture is not a slider move: show it with the exact curve complete
-        # (also in a live kernel, and in the PNG stored with a notebook).
-        self.finish()
 
     # -- controls ---------------------------------------------------------------------------
     def _build_controls(self) -> dict:
@@ -285,13 +282,19 @@ class InterlacingExplorer(Explorer):
             "smoothness": make_slider("smoothness"),
         }
 
-    def _set_values(self, values: dict[str, Any]) -> None:
+    def _limits(self, name: str, values: dict[str, Any]) -> tuple[float, float] | None:
+        if name == "k" and "n" in values:
+            # k is checked against the range 1…n that the new n gives it.
+            return 1.0, float(values["n"])
+        return super()._limits(name, values)
+
+    def _assign(self, values: dict[str, Any]) -> None:
         values = dict(values)
-        # n first, so that k is checked against the new range 1…n.
+        # n first, so that k's range is 1…n before k is set.
         if "n" in values:
-            super()._set_values({"n": values.pop("n")})
+            self.controls["n"].value = values.pop("n")
             self._sync_k(int(self.controls["n"].value))
-        super()._set_values(values)
+        super()._assign(values)
 
     def _sync_k(self, n: int) -> None:
         """Keep the cardinality slider's range at 1…n (k > n is clipped to n)."""
@@ -313,19 +316,19 @@ class InterlacingExplorer(Explorer):
         blank = interlacing(rp.A, rp.B, [0, 1])
         self.interlacing_artists = plot_interlacing(ax_int, blank)
         art = self.interlacing_artists
-        art["sub"].set_label("λ_i(A_S, B_S), S: best k-subset so far")
+        art["sub"].set_label(r"$\lambda_i(A_S, B_S)$, $S$: best $k$-subset so far")
         # Fixed limits: the background (ticks, labels, legends) is drawn once and the artists
         # are blitted over it. Columns sit at i/k, values are divided by λ_n(A, B).
         ax_int.set_xlim(-0.16, 1.1)
-        ax_int.set_xticks([0.0, 1.0], ["(A, B)", "i = k"])
+        ax_int.set_xticks([0.0, 1.0], ["$(A, B)$", "$i = k$"])
         if self.kind == "general":
             ax_int.set_yscale("log")
             ax_int.set_ylim(self.log_floor, 3.0)
         else:
             ax_int.set_ylim(-0.04, 1.1)
-        ax_int.set_xlabel("i / k   (column i: λ_i(A_S, B_S) on its bracket)")
-        ax_int.set_ylabel("λ / λ_max(A, B)")
-        ax_int.set_title("Thm. 1: λ_i(A_S, B_S) within [λ_i, λ_{i+n−k}]", fontsize=10)
+        ax_int.set_xlabel(r"$i/k$   (column $i$: $\lambda_i(A_S, B_S)$ on its bracket)")
+        ax_int.set_ylabel(r"$\lambda / \lambda_{\max}(A, B)$")
+        ax_int.set_title(r"Thm. 1: $\lambda_i(A_S, B_S) \in [\lambda_i, \lambda_{i+n-k}]$")
         ax_int.get_legend().remove()
 
         ks = np.arange(1, 3)
@@ -343,17 +346,17 @@ class InterlacingExplorer(Explorer):
         ax_k.add_collection(self.open_bars)
         self.k_line = ax_k.axvline(1, color="0.3", linestyle=":", linewidth=1.0)
         ax_k.set_xlim(0.0, 1.03)
-        ax_k.set_xlabel("k / n   (fraction of the variables kept)")
-        ax_k.set_ylabel("λ_max(A_k, B_k) / λ_max(A, B)")
-        ax_k.set_title("Eq. 8: the best k-subset lies in the band", fontsize=10)
+        ax_k.set_xlabel("$k/n$   (fraction of the variables kept)")
+        ax_k.set_ylabel(r"$\lambda_{\max}(A_k, B_k) / \lambda_{\max}(A, B)$")
+        ax_k.set_title("Eq. 8: the best $k$-subset lies in the band")
         ax_k.set_ylim(0.0, 1.05)
         ax_k.get_legend().remove()
         # One legend for both panels, under them: inside the axes the moving artists (drawn
         # over the background, which holds the legend) would cover it.
         handles = [*ax_int.get_legend_handles_labels()[0],
                    *ax_k.get_legend_handles_labels()[0]]
-        figure.legend(handles=handles, loc="outside lower center", ncol=5, fontsize="x-small",
-                      frameon=False, columnspacing=1.2, handlelength=1.6)
+        figure.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False,
+                      columnspacing=1.2, handlelength=1.6)
         self.ax_int, self.ax_k = ax_int, ax_k
 
         self.animate(art["spectrum"], art["brackets"], art["sub"], art["top"],

@@ -39,7 +39,7 @@ class PositivityExplorer(Explorer):
         Initial slider values (``n``, ``mu``, ``sigma``, ``trials``).
     """
 
-    figsize = (8.6, 3.2)
+    figsize = (8.0, 3.2)
 
     def __init__(self, *, n_max: int = 150, random_state: int = 0, **values: Any):
         if not 10 <= int(n_max) <= 2000:
@@ -71,8 +71,8 @@ class PositivityExplorer(Explorer):
         self.vector = plot_eigenvector_entries(ax_vec, np.ones(2))
         self.vector.relative_x = True
         ax_vec.set_xlim(0.0, 1.0)
-        ax_vec.set_xlabel("entry rank ÷ n (sorted)")
-        ax_vec.set_title("one sampled leading eigenvector", fontsize=10)
+        ax_vec.set_xlabel("entry rank / $n$ (sorted)")
+        ax_vec.set_title("one sampled leading eigenvector")
         self.animate(self.curve.line, self.curve.band, self.curve.marker, self.curve.label,
                      self.curve.note, self.vector.stems, self.vector.label)
 
@@ -121,7 +121,7 @@ class PositivityExplorer(Explorer):
         # Sizes not reached yet are left out rather than drawn as [0, 1].
         self.curve.update(
             sizes[seen], p[seen], lower[seen], upper[seen], current_n=int(sizes[current]),
-            current_p=float(p[current]), title=f"μ/σ = {ratio:.3g}",
+            current_p=float(p[current]), title=rf"$\mu/\sigma = {ratio:.3g}$",
         )
         complete = int(done.min())
         state = "" if complete >= trials else f" (refining: {complete}/{trials} trials)"

@@ -59,7 +59,7 @@ class SparsityGapExplorer(Explorer):
 
     #: Which mode this class implements (see :data:`MODES`).
     mode = "standard"
-    figsize = (8.6, 3.4)
+    figsize = (8.0, 3.4)
 
     def __new__(cls, *args: Any, mode: str | None = None, **kwargs: Any):
         if mode is not None:
@@ -93,8 +93,8 @@ class SparsityGapExplorer(Explorer):
         # the bars, not the axes.
         self.bars.relative_x = True
         ax_bars.set_xlim(0.0, 1.0)
-        ax_bars.set_xlabel("feature rank ÷ number of features (sorted by α)")
-        ax_bars.set_title("Q-α weights (sorted)", fontsize=10)
+        ax_bars.set_xlabel(r"feature rank / number of features (sorted by $\alpha$)")
+        ax_bars.set_title(r"Q-$\alpha$ weights (sorted)")
         (self.objective_line,) = ax_obj.plot([], [], "-o", ms=3)
         # Iterations on a fixed log axis up to q_alpha's max_iter: from 3 to 300 iterations
         # the trace stays readable without changing the limits.
@@ -104,10 +104,10 @@ class SparsityGapExplorer(Explorer):
         ax_obj.set_xlabel("iteration (log scale)")
         # Relative to the final value, so that the axes (and the cached background of the
         # blitted redraw) stay put while the data change; the value itself is in the text.
-        ax_obj.set_ylabel("trace(QᵀA_α²Q) ÷ final value")
-        ax_obj.set_title("objective per iteration", fontsize=10)
+        ax_obj.set_ylabel(r"$\mathrm{tr}(Q^\top A_\alpha^2 Q)$ / final value")
+        ax_obj.set_title("objective per iteration")
         self.iterations_text = ax_obj.text(0.95, 0.06, "", transform=ax_obj.transAxes,
-                                           ha="right", va="bottom", fontsize=9)
+                                           ha="right", va="bottom")
         self.ax_objective = ax_obj
         self.animate(self.bars.bars, self.bars.bound_line, self.bars.text,
                      self.objective_line, self.iterations_text)
@@ -224,8 +224,8 @@ class SideInformationExplorer(SparsityGapExplorer):
     Every picture is ``q_alpha_side(M, W, k, lam)``'s answer, computed through one
     :class:`~spectral_kit.qalpha.side.SideInformationProblem` (preprocessing and D paid
     once) and cached per (k, λ). The right panel is the same answer over λ for the current
-    k, on every other λ step: after a slider move the bars come at once and the curve of a
-    new k fills in in steps of ``step_budget`` seconds (the first picture waits for it).
+    k, on every other λ step: after a slider move (and at construction) the bars come at
+    once and the curve of a new k fills in in steps of ``step_budget`` seconds.
 
     Two maxima and hysteresis. The Eq. 2 objective has one local maximum per structure.
     With ``follow=True`` every move starts from the previous picture and keeps only that
@@ -256,7 +256,7 @@ class SideInformationExplorer(SparsityGapExplorer):
     """
 
     mode = "side"
-    figsize = (8.6, 3.4)
+    figsize = (8.0, 3.4)
     #: Spacing (decades) of the λ grid of the right panel: every other slider step.
     path_step = 0.2
     #: Upper y-limit of the bars: α has unit norm, so no weight exceeds 1.
@@ -279,9 +279,6 @@ class SideInformationExplorer(SparsityGapExplorer):
         self._previous: SideQAlphaResult | None = None
         self.result: SideQAlphaResult | None = None
         super().__init__(mode=mode, random_state=random_state, **values)
-        # The first picture is not a slider move: show it with the whole λ path (also in a
-        # live kernel, and in the PNG stored with a notebook).
-        self.finish()
 
     # -- controls and artists ---------------------------------------------------------------
     def _build_controls(self) -> dict:
@@ -298,11 +295,11 @@ class SideInformationExplorer(SparsityGapExplorer):
         ax_bars.set_ylim(-0.08, self.bars_ymax)
         ax_bars.set_xlim(-0.8, n - 0.2)
         ax_bars.set_xlabel("feature (target | nuisance | irrelevant)")
-        ax_bars.set_title("α of Q-α with side information", fontsize=10)
+        ax_bars.set_title(r"$\alpha$ of Q-$\alpha$ with side information")
         ax_bars.get_legend().set_loc("center right")
         # One line of text: multi-line text costs more to draw than all the bars together.
         self.shares_text = ax_bars.text(0.02, 0.96, "", transform=ax_bars.transAxes,
-                                        ha="left", va="top", fontsize=9)
+                                        ha="left", va="top")
         lams = 10.0**self.path_exponents
         blank = np.zeros(lams.size)
         self.path_lines = plot_success_rates(ax_path, lams, {"target": blank,
@@ -310,9 +307,9 @@ class SideInformationExplorer(SparsityGapExplorer):
         for line in self.path_lines:
             line.set_markersize(2.5)
         ax_path.set_xlim(lams[0], lams[-1])
-        ax_path.set_ylabel("share of Σ|α|")
-        ax_path.set_xlabel("λ (large λ: side data ignored)")
-        ax_path.set_title("where α goes as λ grows", fontsize=10)
+        ax_path.set_ylabel(r"share of $\Sigma_i |\alpha_i|$")
+        ax_path.set_xlabel(r"$\lambda$ (large $\lambda$: side data ignored)")
+        ax_path.set_title(r"where $\alpha$ goes as $\lambda$ grows")
         ax_path.get_legend().set_loc("center left")
         self.lam_line = ax_path.axvline(lams[0], color="0.35", lw=0.8, ls=":")
         (self.path_marker,) = ax_path.plot(
@@ -382,7 +379,7 @@ class SideInformationExplorer(SparsityGapExplorer):
             self.ax_bars.set_ylim(bottom, self.ax_bars.get_ylim()[1])
         shares = structure_shares(alpha, self.groups)
         self.shares_text.set_text(
-            f"k = {k}, λ = {lam:.3g}:  target {shares['target']:.0%},  "
+            rf"$k = {k}$, $\lambda = {lam:.3g}$:  target {shares['target']:.0%},  "
             f"nuisance {shares['nuisance']:.0%}"
         )
         self.lam_line.set_xdata([lam, lam])

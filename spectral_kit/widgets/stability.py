@@ -189,7 +189,7 @@ class StabilityExplorer(Explorer):
         ``confidence``).
     """
 
-    figsize = (11.0, 3.6)
+    figsize = (8.0, 4.4)
     #: Slider states whose resamples are kept.
     cache_size = 48
     #: Top of the left panel, in units of λ₁ (a gap of a positive semi-definite A is at most
@@ -253,37 +253,45 @@ class StabilityExplorer(Explorer):
         # Every piece of text costs time on each redraw: short labels, few ticks, one legend
         # entry per idea (the docstring and the notebook explain the rest).
         ax_gaps.get_legend().remove()
-        ax_gaps.set_ylabel("(λₖ − λₖ₊₁) / λ₁")
-        ax_gaps.set_title("eigengaps vs 4‖E‖₂ (dashed)", fontsize=10)
+        ax_gaps.set_ylabel(r"$(\lambda_k - \lambda_{k+1}) / \lambda_1$")
+        ax_gaps.set_title(r"eigengaps vs $4\Vert E\Vert_2$ (dashed)")
         self.threshold_text = ax_gaps.text(
             0.97, 0.965, "", transform=ax_gaps.transAxes, ha="right", va="top",
-            fontsize=8, color=THRESHOLD_COLOR)
-        self.stewart.bound.set_label("bound, ‖F‖₂ ≤ ‖E‖₂")
+            color=THRESHOLD_COLOR)
+        self.stewart.bound.set_label(r"bound, $\Vert F\Vert_2 \leq \Vert E\Vert_2$")
         self.stewart.worst.set_label("largest")
         self.stewart.observed.set_label("resamples")
-        ax_stewart.set_xlabel("k")
-        ax_stewart.set_ylabel("distance of top-k spaces")
+        ax_stewart.set_xlabel("$k$")
+        ax_stewart.set_ylabel("distance of top-$k$ spaces")
         art = self.perturbation
-        art.curve.set_label("bound 2u/(1 − 2u)")
+        art.curve.set_label(r"bound $2u/(1 - 2u)$")
         art.limit.set_label("_u = 1/4")
-        art.norm_E.set_label("‖E‖₂ / gap")
-        art.stewart_E.set_label("A + E")
-        # The dashed line stops below the legends, which it would otherwise cross (it is
-        # drawn over the background that holds them).
-        art.norm_E.set_ydata([0.0, 1.05 / 1.4])
-        ax_k.set_xlabel("u = ‖A*_b − A‖₂ / (λₖ − λₖ₊₁)")
+        art.norm_E.set_label(r"$\Vert E\Vert_2$ / gap")
+        art.stewart_E.set_label("$A + E$")
+        # The dashed line stops below the changing title (k = …), which it would cross.
+        art.norm_E.set_ydata([0.0, 0.9])
+        ax_k.set_xlabel(r"$u = \Vert A^*_b - A\Vert_2 / (\lambda_k - \lambda_{k+1})$")
         ax_k.set_ylabel("")
         # The title changes with every move: text drawn with the moving artists.
         self.k_text = ax_k.text(0.5, 1.0, " ", transform=ax_k.transAxes, ha="center",
-                                va="bottom", fontsize=10)
+                                va="bottom")
         self.beyond_text = ax_k.text(0.98, 0.03, "", transform=ax_k.transAxes, ha="right",
-                                     va="bottom", fontsize=8)
-        # Distances never exceed 1: the band above holds the legends, clear of the data.
-        for ax, ncol in ((ax_stewart, 3), (ax_k, 2)):
-            ax.set_ylim(0.0, 1.4)
+                                     va="bottom")
+        # Distances never exceed 1. One legend for the two distance panels, under the
+        # figure: inside the axes the moving artists (drawn over the background, which holds
+        # the legend) would cover it.
+        handles = []
+        for ax in (ax_stewart, ax_k):
+            ax.set_ylim(0.0, 1.1)
             ax.set_yticks([0.0, 0.5, 1.0])
-            ax.legend(loc="upper center", ncol=ncol, fontsize="small", columnspacing=0.8,
-                      handlelength=1.5, borderaxespad=0.3)
+            legend = ax.get_legend()
+            if legend is not None:
+                legend.remove()
+            handles += [h for h, label in zip(*ax.get_legend_handles_labels())
+                        if label not in {x.get_label() for x in handles}]
+        figure.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False,
+                      columnspacing=1.2, handlelength=1.6)
+        ax_stewart.set_title("top-$k$ spaces: bound and resamples")
         # Fixed limits: the background (ticks, labels, legends) is drawn once.
         ax_gaps.set_xlim(0.3, p - 0.3)
         ax_gaps.set_ylim(0.0, self.gap_range)
@@ -295,8 +303,6 @@ class StabilityExplorer(Explorer):
             ax.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True))
         ax_gaps.yaxis.set_major_formatter(FormatStrFormatter("%.1f"))
         for ax in (ax_gaps, ax_stewart, ax_k):
-            ax.xaxis.label.set_fontsize(9)
-            ax.yaxis.label.set_fontsize(9)
             # The layout is frozen after the first draw: a label placed in axes coordinates
             # stays inside the figure whatever width the tick labels take later.
             ax.yaxis.set_label_coords(-0.14, 0.5)
@@ -411,8 +417,9 @@ class StabilityExplorer(Explorer):
                               rescale=False)
         clipped = rep.threshold / scale > self.gap_range
         # Text is the dearest artist to redraw: written only when the line cannot show it.
-        self.threshold_text.set_text(f"4‖E‖₂ = {rep.threshold / scale:.2g}·λ₁ (above)"
-                                     if clipped else "")
+        self.threshold_text.set_text(
+            rf"$4\Vert E\Vert_2 = {rep.threshold / scale:.2g}\,\lambda_1$ (above)"
+            if clipped else "")
         for i, rect in enumerate(self.eigengaps.bars, start=1):
             rect.set_edgecolor("black" if i == k else "none")
             rect.set_linewidth(1.6 if i == k else 0.0)
@@ -423,13 +430,13 @@ class StabilityExplorer(Explorer):
         gap = float(rep.eigengaps[k - 1])
         stable = k in rep.stable_ks
         art = self.perturbation
-        title = f"k = {k}: " + ("stable" if stable else "not stable")
+        title = f"$k = {k}$: " + ("stable" if stable else "not stable")
         if gap > 0:
             art.update(norms / gap, at_k, lam / gap, k, norm_E / gap, rep.stewart[k - 1].bound,
                        rescale=False)
             beyond = int(np.count_nonzero(norms / gap > self.perturbation_range))
             if norm_E / gap > self.perturbation_range:  # the dashed line is off the panel
-                title += f" (‖E‖₂ = {norm_E / gap:.2g}·gap →)"
+                title += rf" ($\Vert E\Vert_2 = {norm_E / gap:.2g}\,$gap →)"
         else:  # tied eigenvalues: no unit, and no guarantee
             art.points.set_offsets(np.empty((0, 2)))
             art.norm_E.set_xdata([np.nan, np.nan])

@@ -84,6 +84,9 @@ CHROMIUM_ARGS = [
 #: the figure stays blank.
 BENIGN_CONSOLE: list[tuple[re.Pattern, str]] = []
 
+#: The screen the checks use: a classroom laptop or projector, 1280 px wide.
+VIEWPORT_WIDTH = 1280
+
 #: Seconds to wait for the slow steps on a loaded two-core machine.
 SERVER_TIMEOUT = 180.0
 RUN_TIMEOUT = 420.0
@@ -148,6 +151,11 @@ def throwaway_environment(home: Path) -> dict[str, str]:
     )
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     env.setdefault("OMP_NUM_THREADS", "1")
+    # The kit's own Jupyter configuration, as `spectral-kit lab` and Binder use it (kernel
+    # culling, widget state saved with notebooks).
+    from spectral_kit.jupyter_config import environment
+
+    env = environment(env)
     settings = home / "lab-settings"
     # No news or update checks (they call out to the internet), no autosave of the copies.
     _write_json(settings / "@jupyterlab" / "apputils-extension" /
@@ -257,15 +265,15 @@ def start_lab(root: Path) -> Server:
     return server
 
 
-def start_voila(notebook: Path) -> Server:
+def start_voila(notebook: Path, extra: Iterable[str] = ()) -> Server:
     """Voilà serving one notebook on a free port of 127.0.0.1 (no token), with tracebacks
-    shown so that a failing cell says why."""
+    shown so that a failing cell says why; ``extra`` command-line options are added."""
     home = Path(tempfile.mkdtemp(prefix="spectral-kit-voila-"))
 
     def command(port: int) -> list[str]:
         return [sys.executable, "-m", "voila", str(notebook), "--no-browser",
                 "--Voila.ip=127.0.0.1", f"--port={port}", "--Voila.port_retries=0",
-                "--show_tracebacks=True"]
+                "--show_tracebacks=True", *extra]
 
     # Ready when it serves the widget manager's front end (rendering "/" would run the
     # notebook once more just to find out).
@@ -503,6 +511,21 @@ def check_explorers(page, findings: Findings, prefix: str, keys: int = 3) -> Non
         findings.seconds[f"explorer {i + 1}"] = time.monotonic() - start
 
 
+# Parts of an explorer (controls, figure) that stick out of the page or of the notebook's
+# panel (JupyterLab with its file browser open leaves the notebook about 950 px).
+_OVERFLOW = """(explorer) => {
+    const panel = explorer.closest('.jp-Notebook');
+    const right = Math.min(window.innerWidth,
+                           panel ? panel.getBoundingClientRect().right : window.innerWidth);
+    const parts = [explorer.querySelector('.jupyter-matplotlib-canvas-div'),
+                   explorer.querySelector('.widget-hbox')];
+    return parts.filter((el) => el && el.getBoundingClientRect().right > right + 1)
+        .map((el) => `${el.className.split(' ')[0]} ends at ` +
+             `${Math.round(el.getBoundingClientRect().right)} px, the page at ` +
+             `${Math.round(right)} px`).join('; ');
+}"""
+
+
 def _check_explorer(page, explorer, number: int, findings: Findings, prefix: str,
                     keys: int) -> None:
     def report(text: str) -> None:
@@ -512,6 +535,9 @@ def _check_explorer(page, explorer, number: int, findings: Findings, prefix: str
         findings.screenshots.append(_save(explorer, f"{prefix}-explorer{number}-{stage}.png"))
 
     explorer.scroll_into_view_if_needed(timeout=60_000)
+    overflow = explorer.evaluate(_OVERFLOW)
+    if overflow:
+        report(f"does not fit a {VIEWPORT_WIDTH} px screen: {overflow}")
     error = _visible_error(explorer)
     if error:
         report(f"shows an error before any slider moved: {error}")
@@ -628,10 +654,11 @@ def check_server_log(server: Server, start: int, findings: Findings) -> None:
             findings.server.append(f"{server.kind} log: {block.strip()[:1500]}")
 
 
-def _new_page(browser, height: int):
-    """A fresh browser context (no cookies, storage or cache from other tests) and page."""
-    context = browser.new_context(viewport={"width": 1400, "height": height},
-                                  device_scale_factor=1)
+def _new_page(browser, height: int, scale: float = 1):
+    """A fresh browser context (no cookies, storage or cache from other tests) and page,
+    :data:`VIEWPORT_WIDTH` wide; ``scale`` is the screen's device pixel ratio."""
+    context = browser.new_context(viewport={"width": VIEWPORT_WIDTH, "height": height},
+                                  device_scale_factor=scale)
     context.set_default_timeout(60_000)
     return context, context.new_page()
 
@@ -871,3 +898,132 @@ def copy_notebooks(target: Path, sources: Iterable[Path] = ()) -> None:
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     for source in sources:
         shutil.copy(source, target / source.name)
+
+
+# -- kernels, saved notebooks, typeset maths ----------------------------------------------------
+def kernel_processes(server: Server) -> list[int]:
+    """Process ids of the kernels a server has started (its ``ipykernel_launcher``
+    children): what holds a kernel's memory, whatever the server's API shows."""
+    import psutil
+
+    found = []
+    try:
+        children = psutil.Process(server.process.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    for child in children:
+        with contextlib.suppress(psutil.Error):
+            if "ipykernel_launcher" in " ".join(child.cmdline()):
+                found.append(child.pid)
+    return found
+
+
+def open_dashboard(browser, server: Server, scale: float = 1):
+    """A new page showing Voilà's dashboard, once all its explorers have drawn; returns
+    ``(context, page)``."""
+    context, page = _new_page(browser, height=1000, scale=scale)
+    page.goto(server.url + "/", timeout=RUN_TIMEOUT * 1000, wait_until="load")
+    try:
+        page.wait_for_selector(".spectral-kit-dashboard", state="visible",
+                               timeout=RUN_TIMEOUT * 1000)
+    except Exception:
+        page.screenshot(path=str(screenshot_dir() / "voila-dashboard-missing.png"))
+        context.close()
+        raise
+    return context, page
+
+
+def canvas_resolution(page) -> list[dict]:
+    """Bitmap and on-screen (CSS) widths of every ipympl canvas: a canvas that honours the
+    screen's device pixel ratio has ``bitmap == ratio × css``."""
+    return page.evaluate("""() => Array.from(
+        document.querySelectorAll('.jupyter-matplotlib-canvas-div canvas:first-child'))
+        .map((c) => ({bitmap: c.width, css: c.getBoundingClientRect().width,
+                      ratio: window.devicePixelRatio}))""")
+
+
+_SAVE = f"""async (path) => {{
+    const panel = ({_PANEL})(path);
+    await window.jupyterapp.commands.execute('docmanager:save');
+    return panel.context.model.dirty;
+}}"""
+
+
+def run_and_save(page, server: Server, name: str, findings: Findings) -> bool:
+    """Open ``name`` in JupyterLab, run all cells, wait for the explorers to draw, and save
+    the notebook as a student would (Ctrl-S)."""
+    if not open_and_run(page, server, name, findings):
+        return False
+    for canvas in page.locator(".jupyter-matplotlib-canvas-div").all():
+        if canvas_size(canvas, CANVAS_TIMEOUT / 2):
+            settled_canvas(canvas, CANVAS_TIMEOUT)
+    explorers = page.locator(".spectral-kit-explorer")
+    findings.explorer_count = explorers.count()
+    for i in range(findings.explorer_count):
+        error = _visible_error(explorers.nth(i))
+        if error:
+            findings.explorers.append(f"explorer {i + 1} shows an error: {error}")
+    dirty = page.evaluate(_SAVE, name)
+    if dirty:
+        findings.cells.append("the notebook was not saved")
+    return not dirty
+
+
+_MATH = r"""() => ({
+    typeset: document.querySelectorAll('mjx-container, .MathJax, .katex').length,
+    raw: Array.from(document.querySelectorAll('.jp-MarkdownOutput'))
+        .filter((el) => /\$[^$]+\$/.test(el.innerText)).length,
+})"""
+
+
+def typeset_maths(page, timeout: float = 60.0) -> dict:
+    """How many typeset formulas (MathJax 3 ``mjx-container``, MathJax 2 ``.MathJax``, KaTeX)
+    the page shows, and how many rendered Markdown cells still show a raw ``$…$``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = page.evaluate(_MATH)
+        if (found["typeset"] and not found["raw"]) or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
+
+
+def reopen_without_running(browser, server: Server, name: str, prefix: str) -> Findings:
+    """Open a saved notebook in a fresh page without running a cell (its new kernel knows
+    none of the widgets): every widget output must show its saved picture, none may say
+    "model not found"."""
+    findings = Findings(f"{name} reopened in JupyterLab")
+    with _watched_page(browser, server, findings, height=1000) as page:
+        page.goto(f"{server.url}/lab/tree/{urllib.parse.quote(name)}", timeout=120_000)
+        page.wait_for_function(f"(path) => !!({_PANEL})(path)", arg=name, timeout=120_000)
+        page.wait_for_selector(".jp-OutputArea-output", timeout=120_000)
+        page.wait_for_timeout(3000)  # the widget manager restores the saved state
+        findings.widgets += _widget_errors(page)
+        outputs = page.evaluate(_CELLS, name)
+        widget_outputs = sum("application/vnd.jupyter.widget-view+json" in o["mimes"]
+                             for cell in outputs for o in cell["outputs"])
+        findings.explorer_count = page.locator(".spectral-kit-explorer").count()
+        if findings.explorer_count != widget_outputs:
+            findings.widgets.append(f"{widget_outputs} widget output(s) but "
+                                    f"{findings.explorer_count} explorer(s) shown")
+        for i, explorer in enumerate(page.locator(".spectral-kit-explorer").all()):
+            error = _visible_error(explorer)
+            if error:
+                findings.explorers.append(f"explorer {i + 1} shows an error: {error}")
+            overflow = explorer.evaluate(_OVERFLOW)
+            if overflow:
+                findings.explorers.append(f"explorer {i + 1} does not fit a {VIEWPORT_WIDTH} "
+                                          f"px screen: {overflow}")
+        for i, canvas in enumerate(page.locator(".jupyter-matplotlib-canvas-div").all()):
+            canvas.scroll_into_view_if_needed()
+            if not canvas_size(canvas, CANVAS_TIMEOUT / 2):
+                findings.explorers.append(f"explorer {i + 1}: its canvas has no size")
+                continue
+            picture, why = settled_canvas(canvas, CANVAS_TIMEOUT / 2)
+            if picture is None:
+                findings.explorers.append(f"explorer {i + 1}: {why}")
+            findings.screenshots.append(_save(canvas, f"{prefix}-explorer{i + 1}.png"))
+        path = screenshot_dir() / f"{prefix}-page.png"
+        page.screenshot(path=str(path))
+        findings.screenshots.append(path)
+    server.shutdown_kernels()
+    return findings

@@ -1,0 +1,37 @@
+"""The kit's Jupyter configuration, shared by ``spectral-kit lab``, Binder and Voilà.
+
+This folder is a Jupyter configuration directory: put it on ``JUPYTER_CONFIG_PATH`` (as
+:func:`environment` does) and JupyterLab, Jupyter Server and Voilà read it below the user's
+own configuration, which still wins.
+
+* ``jupyter_server_config.json`` and ``voila.json``: kernels that have been idle with no
+  browser connected for 5 minutes are shut down (checked every minute). A closed or
+  abandoned tab -- a Voilà dashboard visit, a notebook closed without shutting its kernel --
+  then frees its kernel's memory, which a Binder session (1–2 GB) needs. A kernel with an
+  open tab is never culled, however long the student reads.
+* ``labconfig/default_setting_overrides.json``: JupyterLab saves the widgets' state in the
+  notebook, so an explorer saved with its notebook shows its last picture when the notebook
+  is reopened without a kernel (instead of "Error displaying widget: model not found").
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["CONFIG_DIR", "environment"]
+
+#: This folder.
+CONFIG_DIR = Path(__file__).resolve().parent
+
+
+def environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``base`` (default: ``os.environ``) with :data:`CONFIG_DIR` added to
+    ``JUPYTER_CONFIG_PATH`` (after the folders already there)."""
+    env = dict(os.environ if base is None else base)
+    paths = [p for p in env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
+    if str(CONFIG_DIR) not in paths:
+        paths.append(str(CONFIG_DIR))
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(paths)
+    return env
