@@ -70,8 +70,8 @@ def fix_sign(v: np.ndarray) -> np.ndarray:
     return v if v[int(np.argmax(np.abs(v)))] >= 0 else -v
 
 
-class _CountingOperator(LinearOperator):
-    """Wrap a LinearOperator and count its applications."""
+class CountingOperator(LinearOperator):
+    """Wrap a LinearOperator and count its applications (matvecs; a matmat counts its columns)."""
 
     def __init__(self, op: LinearOperator):
         super().__init__(dtype=np.float64, shape=op.shape)
@@ -135,7 +135,7 @@ def leading_eigenvector(
         w, V = scipy.linalg.eigh(A, subset_by_index=[n - 1, n - 1], check_finite=False)
         return EigenPair(float(w[0]), fix_sign(V[:, 0].copy()), 0)
 
-    op = _CountingOperator(A if isinstance(A, LinearOperator) else _dense_operator(A))
+    op = CountingOperator(A if isinstance(A, LinearOperator) else _dense_operator(A))
     if n <= 2:
         dense = op.matmat(np.eye(n))
         return leading_eigenvector(0.5 * (dense + dense.T))
@@ -160,7 +160,7 @@ def leading_eigenvector(
     return EigenPair(float(w[-1]), fix_sign(v), op.count)
 
 
-def _warm_lobpcg(op: _CountingOperator, v0: np.ndarray, tol: float) -> EigenPair | None:
+def _warm_lobpcg(op: CountingOperator, v0: np.ndarray, tol: float) -> EigenPair | None:
     """LOBPCG from a warm start; ``None`` when it does not reach the requested residual.
 
     ARPACK always builds at least ``ncv`` (20) Lanczos vectors, however good the start.

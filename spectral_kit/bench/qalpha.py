@@ -13,10 +13,10 @@ import warnings
 
 import numpy as np
 import scipy.linalg
-from scipy.sparse.linalg import LinearOperator, eigsh, lobpcg
+from scipy.sparse.linalg import eigsh, lobpcg
 
 from ..datasets import make_multiclass_clusters
-from ..linalg import leading_eigenvector
+from ..linalg import CountingOperator, leading_eigenvector
 from ..preprocess import preprocess_rows
 from ..qalpha import q_alpha
 from ..qalpha.models import StandardModel
@@ -38,23 +38,6 @@ def _structured(n_features: int, n_samples: int, random_state: int) -> np.ndarra
     return np.ascontiguousarray(data.M)
 
 
-class _Counted(LinearOperator):
-    """The same operator, counting its applications (for the peers' matvec counts)."""
-
-    def __init__(self, op: LinearOperator):
-        super().__init__(dtype=np.float64, shape=op.shape)
-        self._op = op
-        self.count = 0
-
-    def _matvec(self, x: np.ndarray) -> np.ndarray:
-        self.count += 1
-        return self._op.matvec(x)
-
-    def _matmat(self, X: np.ndarray) -> np.ndarray:
-        self.count += X.shape[1]
-        return self._op.matmat(X)
-
-
 def _alpha_step(n: int, q: int, k: int) -> list[BenchResult]:
     M = preprocess_rows(_structured(n, q, random_state=0))
     model = StandardModel(M)
@@ -73,12 +56,12 @@ def _alpha_step(n: int, q: int, k: int) -> list[BenchResult]:
         return V[:, 0]
 
     def arpack(v0: np.ndarray) -> tuple[np.ndarray, int]:
-        counted = _Counted(op)
+        counted = CountingOperator(op)
         _, V = eigsh(counted, k=1, which="LA", v0=v0, tol=TOL)
         return V[:, 0], counted.count
 
     def cold_lobpcg(scale: float) -> tuple[np.ndarray, int]:
-        counted = _Counted(op)
+        counted = CountingOperator(op)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             _, X = lobpcg(counted, start[:, None].copy(), tol=TOL * scale, maxiter=1000,
