@@ -254,6 +254,9 @@ def start_lab(root: Path) -> Server:
         "LabApp": {"expose_app_in_browser": True, "news_url": None,
                    "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"},
         "LanguageServerManager": {"autodetect": False},
+        # Kernels talk over Unix sockets: with TCP, the kernels of parallel test processes
+        # race for the same free ports ("Address already in use" in a heartbeat thread).
+        "KernelManager": {"transport": "ipc"},
     })
 
     def command(port: int) -> list[str]:
@@ -273,7 +276,7 @@ def start_voila(notebook: Path, extra: Iterable[str] = ()) -> Server:
     def command(port: int) -> list[str]:
         return [sys.executable, "-m", "voila", str(notebook), "--no-browser",
                 "--Voila.ip=127.0.0.1", f"--port={port}", "--Voila.port_retries=0",
-                "--show_tracebacks=True", *extra]
+                "--show_tracebacks=True", "--KernelManager.transport=ipc", *extra]
 
     # Ready when it serves the widget manager's front end (rendering "/" would run the
     # notebook once more just to find out).
