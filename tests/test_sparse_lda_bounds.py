@@ -324,3 +324,55 @@ def test_budget_returns_incumbent_and_a_valid_gap():
     ref = _ReferenceESLDASearch(pair, 8, support)
     ref.advance()
     assert ref.optimal and ref.value == pytest.approx(full.value, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_schur_loss_bound_never_cuts_off_the_optimum(seed):
+    """Rank one: f(T) − (e smallest φ), per-variable and per-child forms, B = I and B ≠ I,
+    smooth (Brownian) B with negative couplings in B⁻¹, and ties (equal loadings)."""
+    rng = np.random.default_rng(300 + seed)
+    checked = 0
+    for c in range(60):
+        n = int(rng.integers(5, 12))
+        A, B = random_case(rng, n, "rank_one", c % 3 == 0)
+        if c % 3 == 1:  # Brownian-type within-class covariance, unit diagonal
+            s = np.arange(1, n + 1, dtype=float)
+            B = np.minimum.outer(s, s) / np.sqrt(np.multiply.outer(s, s)) + 1e-3 * np.eye(n)
+        d = rng.standard_normal(n)
+        if c % 5 == 0:  # ties: equal loadings
+            d = np.repeat(rng.standard_normal(2), (n + 1) // 2)[:n]
+        A = np.outer(d, d)
+        k = int(rng.integers(1, n - 1))
+        masks, values = all_values(A, B, k)
+        for _ in range(4):
+            F, T = random_node(rng, n, k)
+            T_idx = np.flatnonzero(T)
+            e = T_idx.size - k
+            free = np.flatnonzero(~F[T_idx])
+            P = np.linalg.inv(B[np.ix_(T_idx, T_idx)])
+            x = P @ d[T_idx]
+            f_T = float(d[T_idx] @ x)
+            phi, total = bounds.schur_loss_terms(P[np.ix_(free, free)], x[free], e)
+            t = tol(values) * 10
+            assert f_T - total >= node_max(masks, values, F, T) - t
+            losses = bounds.schur_exclusion_losses(phi, e)
+            for pos, j in enumerate(free):
+                assert f_T - losses[pos] >= node_max(masks, values, F, T, T_idx[j]) - t
+            # child form: leave free[0] out, keep free[1], remove the rest from free[2:]
+            if free.size >= 3 and e >= 1 and free.size - 2 >= e - 1:
+                F2 = F.copy()
+                F2[T_idx[free[1]]] = True
+                T2 = T.copy()
+                T2[T_idx[free[0]]] = False
+                low = np.sort(phi[2:])[: e - 1].sum() if e >= 2 else 0.0
+                assert f_T - phi[0] - low >= node_max(masks, values, F2, T2) - t
+            checked += 1
+    assert checked == 240
+
+
+def test_schur_loss_bound_is_exact_for_identity_B():
+    """B = I: f(T∖R) = f(T) − Σ_R d_i², and the bound attains it (c = 1 is on the grid)."""
+    rng = np.random.default_rng(7)
+    d = rng.standard_normal(9)
+    _, total = bounds.schur_loss_terms(np.eye(9), d, 4)
+    assert total == pytest.approx(np.sort(d * d)[:4].sum(), rel=1e-12)

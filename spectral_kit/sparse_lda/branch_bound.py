@@ -397,7 +397,7 @@ class _Search(_ReferenceSearch):
         # ‖B_T‖_F ≤ m in correlation scale; ‖B_T⁻¹‖₂ ≤ ‖P‖_F
         cond = m * float(np.sqrt(np.vdot(P, P)))
         margin = 64.0 * m * _EPS * cond * abs(f_T)
-        return _NodeInfo(f_T, g, H, margin, {"P": P, "d": d_T})
+        return _NodeInfo(f_T, g, H, margin, {"P": P, "d": d_T, "w": w})
 
     def _general_info(self, T: np.ndarray) -> _NodeInfo:
         m = T.size
@@ -534,6 +534,13 @@ class _Search(_ReferenceSearch):
         bound = min(info.f_T, bounds.kth_largest(h, e))
         if bound <= threshold:
             return True
+        if self.pair.rank_one and e >= 1:
+            loss = self.schur_losses(info, free, e)
+            if info.f_T - loss[1] + loss[2] <= threshold:
+                return self.record("schur", True)
+            self.record("schur", False)
+            h = np.minimum(h, info.f_T - bounds.schur_exclusion_losses(loss[0], e) + loss[2])
+            self._excl = (free, h)
         # The top-entries bound. With B ≠ I it goes through P_SS ⪰ B_S⁻¹, loose when S is
         # much smaller than T (and O(m³) a node): tried only on problems large enough to
         # amortize the tries, and dropped when it does not prune.
@@ -559,6 +566,37 @@ class _Search(_ReferenceSearch):
             slack = 64.0 * self.k * self.k * _EPS * scale * float((U * U).sum())
         return self.record("top_entries", top + slack <= threshold)
 
+    def schur_losses(self, info: _NodeInfo, free: np.ndarray,
+                     e: int) -> tuple[np.ndarray, float, float]:
+        """Rank one: the terms φ of :func:`.bounds.schur_loss_terms` over the free
+        variables, their e-smallest sum and a rounding slack (kept for the node's fixing
+        and children)."""
+        extra = info.extra
+        P = extra["P"]
+        x = extra["w"]
+        phi, total = bounds.schur_loss_terms(P[np.ix_(free, free)], x[free], e)
+        # the terms are sums of ≤ m entries, each ≤ f(T) in size, computed from P and x
+        slack = free.size * info.margin
+        phi_T = np.full(info.g.size, np.nan)
+        phi_T[free] = phi
+        self._phi = (info, phi_T, slack)
+        return phi, total, slack
+
+    def schur_child_bound(self, info: _NodeInfo, leave: int, rest: np.ndarray,
+                          e: int) -> float:
+        """Rank one: f(T) − φ_leave − (the e − 1 smallest φ over ``rest``), for the
+        subsets that leave ``leave`` out and take the e − 1 others from ``rest``."""
+        cached = getattr(self, "_phi", None)
+        if cached is None or cached[0] is not info:
+            return np.inf
+        phi_T, slack = cached[1], cached[2]
+        low = 0.0
+        if e >= 2:
+            if rest.size < e - 1:
+                return -np.inf
+            low = -float(bounds.top_sums(-phi_T[rest], e - 1))
+        return info.f_T - phi_T[leave] - low + slack
+
     def worth_trying(self, name: str) -> bool:
         tries, prunes = self.stats.get(name, (0, 0))
         return prunes > 0 or tries < self.PATIENCE
@@ -573,8 +611,15 @@ class _Search(_ReferenceSearch):
         if cached is not None and cached[0] is free:
             return cached[1]
         if info.H is not None and e >= 2:
-            return bounds.pair_exclusion_bounds(info.H[np.ix_(free, free)], e)
-        return bounds.removal_exclusion_bounds(info.g[free], e)
+            h = bounds.pair_exclusion_bounds(info.H[np.ix_(free, free)], e)
+        else:
+            h = bounds.removal_exclusion_bounds(info.g[free], e)
+        phi = getattr(self, "_phi", None)
+        if phi is not None and phi[0] is info:
+            # φ was computed over a larger free set: still valid (ρ took the top over more)
+            h = np.minimum(h, info.f_T - bounds.schur_exclusion_losses(phi[1][free], e)
+                           + phi[2])
+        return h
 
     def child_bound(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, i: int,
                     e: int) -> float:
@@ -586,6 +631,8 @@ class _Search(_ReferenceSearch):
                 bound = min(bound, bounds.kth_largest(info.H[u[i], rest], e - 1))
             else:
                 bound = min(bound, bounds.kth_largest(info.g[rest], e - 1))
+        if info.H is not None:
+            bound = min(bound, self.schur_child_bound(info, u[i], rest, e))
         return bound
 
 
