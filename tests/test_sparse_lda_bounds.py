@@ -328,7 +328,8 @@ def test_budget_returns_incumbent_and_a_valid_gap():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_schur_loss_bound_never_cuts_off_the_optimum(seed):
-    """Rank one: f(T) − (e smallest φ), per-variable and per-child forms, B = I and B ≠ I,
+    """Rank one: f(T) − (e smallest φ) and its kept-side form f(T) − base + top_r(ψ), each
+    per node, per excluded variable and per child; B = I and B ≠ I,
     smooth (Brownian) B with negative couplings in B⁻¹, and ties (equal loadings)."""
     rng = np.random.default_rng(300 + seed)
     checked = 0
@@ -355,6 +356,20 @@ def test_schur_loss_bound_never_cuts_off_the_optimum(seed):
             phi, total = bounds.schur_loss_terms(P[np.ix_(free, free)], x[free], e)
             t = tol(values) * 10
             assert f_T - total >= node_max(masks, values, F, T) - t
+            # the kept-side form: R' = the r free variables S keeps
+            r = free.size - e
+            base, psi = bounds.schur_kept_terms(P[np.ix_(free, free)], x[free], r)
+            assert f_T - base + np.sort(psi)[::-1][:r].sum() >= node_max(masks, values, F, T) - t
+            for pos, j in enumerate(free):
+                others = np.sort(np.delete(psi, pos))[::-1][:r].sum()
+                assert f_T - base + others >= node_max(masks, values, F, T, T_idx[j]) - t
+            if free.size >= 3 and r >= 2:  # keeps free[1], leaves free[0] out
+                F3 = F.copy()
+                F3[T_idx[free[1]]] = True
+                T3 = T.copy()
+                T3[T_idx[free[0]]] = False
+                kept = psi[1] + np.sort(psi[2:])[::-1][: r - 1].sum()
+                assert f_T - base + kept >= node_max(masks, values, F3, T3) - t
             losses = bounds.schur_exclusion_losses(phi, e)
             for pos, j in enumerate(free):
                 assert f_T - losses[pos] >= node_max(masks, values, F, T, T_idx[j]) - t

@@ -540,6 +540,10 @@ class _Search(_ReferenceSearch):
                 return self.record("schur", True)
             self.record("schur", False)
             h = np.minimum(h, info.f_T - bounds.schur_exclusion_losses(loss[0], e) + loss[2])
+            if self.kept_terms(info, free, r) <= threshold:
+                return self.record("schur_kept", True)
+            self.record("schur_kept", False)
+            h = np.minimum(h, self.kept_exclusion(info, free, e))
             self._excl = (free, h)
         # The top-entries bound. With B ≠ I it goes through P_SS ⪰ B_S⁻¹, loose when S is
         # much smaller than T (and O(m³) a node): tried only on problems large enough to
@@ -582,6 +586,64 @@ class _Search(_ReferenceSearch):
         self._phi = (info, phi_T, slack)
         return phi, total, slack
 
+    def kept_terms(self, info: _NodeInfo, free: np.ndarray, r: int) -> float:
+        """Rank one: :func:`.bounds.schur_kept_terms` over the free variables; returns the
+        node bound and keeps base, ψ (by position in T) and the slack for fixing and the
+        children."""
+        P, x = info.extra["P"], info.extra["w"]
+        base, psi = bounds.schur_kept_terms(P[np.ix_(free, free)], x[free], r)
+        psi_T = np.zeros(info.g.size)
+        psi_T[free] = psi
+        orig = np.zeros(info.g.size, dtype=bool)
+        orig[free] = True
+        slack = free.size * info.margin
+        self._kept = (info, base, psi_T, orig, slack)
+        return info.f_T - base + float(bounds.top_sums(psi, r)) + slack
+
+    def _kept_state(self, info: _NodeInfo, free: np.ndarray):
+        cached = getattr(self, "_kept", None)
+        if cached is None or cached[0] is not info:
+            return None
+        _, base, psi_T, orig, slack = cached
+        # variables fixed since ψ was computed are kept by every subset: always in R'
+        now = np.zeros(orig.size, dtype=bool)
+        now[free] = True
+        mandatory = float(psi_T[orig & ~now].sum())
+        return base, psi_T, mandatory, slack
+
+    def kept_exclusion(self, info: _NodeInfo, free: np.ndarray, e: int) -> np.ndarray:
+        """For each free j, the kept-side bound on the subsets that leave j out: R' is
+        the fixed-since variables plus r of the other free ones."""
+        state = self._kept_state(info, free)
+        if state is None:
+            return np.full(free.size, np.inf)
+        base, psi_T, mandatory, slack = state
+        r = free.size - e
+        psi = psi_T[free]
+        order = np.argsort(-psi, kind="stable")
+        ranks = np.empty(psi.size, dtype=np.intp)
+        ranks[order] = np.arange(psi.size)
+        srt = psi[order]
+        top_r = float(srt[:r].sum())
+        others = np.where(ranks < r, top_r + srt[r] - psi, top_r) if r < psi.size else top_r
+        return info.f_T - base + mandatory + others + slack
+
+    def kept_child_bound(self, info: _NodeInfo, u: np.ndarray, i: int, e: int) -> float:
+        """Kept-side bound of child i: keeps u_1 … u_{i−1}, leaves u_i out and takes the
+        remaining r − i + 1 kept variables from u_{i+1}, …."""
+        state = self._kept_state(info, u)
+        if state is None:
+            return np.inf
+        base, psi_T, mandatory, slack = state
+        r = u.size - e
+        rest = u[i + 1 :]
+        need = r - i
+        if need > rest.size:
+            return -np.inf
+        mandatory += float(psi_T[u[:i]].sum())
+        chosen = float(bounds.top_sums(psi_T[rest], need)) if need > 0 else 0.0
+        return info.f_T - base + mandatory + chosen + slack
+
     def schur_child_bound(self, info: _NodeInfo, leave: int, rest: np.ndarray,
                           e: int) -> float:
         """Rank one: f(T) − φ_leave − (the e − 1 smallest φ over ``rest``), for the
@@ -619,6 +681,7 @@ class _Search(_ReferenceSearch):
             # φ was computed over a larger free set: still valid (ρ took the top over more)
             h = np.minimum(h, info.f_T - bounds.schur_exclusion_losses(phi[1][free], e)
                            + phi[2])
+            h = np.minimum(h, self.kept_exclusion(info, free, e))
         return h
 
     def child_bound(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, i: int,
@@ -632,7 +695,8 @@ class _Search(_ReferenceSearch):
             else:
                 bound = min(bound, bounds.kth_largest(info.g[rest], e - 1))
         if info.H is not None:
-            bound = min(bound, self.schur_child_bound(info, u[i], rest, e))
+            bound = min(bound, self.schur_child_bound(info, u[i], rest, e),
+                        self.kept_child_bound(info, u, i, e))
         return bound
 
 
