@@ -358,18 +358,22 @@ def test_schur_loss_bound_never_cuts_off_the_optimum(seed):
             assert f_T - total >= node_max(masks, values, F, T) - t
             # the kept-side form: R' = the r free variables S keeps
             r = free.size - e
-            base, psi = bounds.schur_kept_terms(P[np.ix_(free, free)], x[free], r)
-            assert f_T - base + np.sort(psi)[::-1][:r].sum() >= node_max(masks, values, F, T) - t
-            for pos, j in enumerate(free):
-                others = np.sort(np.delete(psi, pos))[::-1][:r].sum()
-                assert f_T - base + others >= node_max(masks, values, F, T, T_idx[j]) - t
-            if free.size >= 3 and r >= 2:  # keeps free[1], leaves free[0] out
-                F3 = F.copy()
-                F3[T_idx[free[1]]] = True
-                T3 = T.copy()
-                T3[T_idx[free[0]]] = False
-                kept = psi[1] + np.sort(psi[2:])[::-1][: r - 1].sum()
-                assert f_T - base + kept >= node_max(masks, values, F3, T3) - t
+            P_ff, x_f = P[np.ix_(free, free)], x[free]
+            # directions: t = x / diag(P) (default), P_ff⁻¹ x_f, and a random one
+            for y in (None, np.linalg.solve(P_ff, x_f), rng.standard_normal(free.size)):
+                base, psi = bounds.schur_kept_terms(P_ff, x_f, r, y)
+                top = np.sort(psi)[::-1][:r].sum()
+                assert f_T - base + top >= node_max(masks, values, F, T) - t
+                for pos, j in enumerate(free):
+                    others = np.sort(np.delete(psi, pos))[::-1][:r].sum()
+                    assert f_T - base + others >= node_max(masks, values, F, T, T_idx[j]) - t
+                if free.size >= 3 and r >= 2:  # keeps free[1], leaves free[0] out
+                    F3 = F.copy()
+                    F3[T_idx[free[1]]] = True
+                    T3 = T.copy()
+                    T3[T_idx[free[0]]] = False
+                    kept = psi[1] + np.sort(psi[2:])[::-1][: r - 1].sum()
+                    assert f_T - base + kept >= node_max(masks, values, F3, T3) - t
             losses = bounds.schur_exclusion_losses(phi, e)
             for pos, j in enumerate(free):
                 assert f_T - losses[pos] >= node_max(masks, values, F, T, T_idx[j]) - t

@@ -357,36 +357,39 @@ def schur_exclusion_losses(phi: np.ndarray, e: int) -> np.ndarray:
 
 
 def schur_kept_terms(P_free: np.ndarray, x_free: np.ndarray,
-                     r: int) -> tuple[float, np.ndarray]:
+                     r: int, t: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """Rank one: the loss bound of :func:`schur_loss_terms` written over the r free
     variables that S keeps (R' = free ∖ R), tighter when r is small.
 
-    With t, Q as there, s_i = Σ_{j free} Q_ij, σ = Σ_i s_i and, at the level c::
+    With a direction t (default x_i / P_ii, as there; any vector is valid), Q = diag(t) P
+    diag(t), a_i = t_i x_i, s_i = Σ_{j free} Q_ij, σ = Σ_i s_i and, at the level c::
 
-        base = 2c Σ_i Q_ii − c² σ,
-        ψ_i  = 2c Q_ii − 2c² s_i + c² (Q_ii + top_{r−1}{Q_ij : j free, j ≠ i}),
+        base = 2c Σ_i a_i − c² σ,
+        ψ_i  = 2c a_i − 2c² s_i + c² (Q_ii + top_{r−1}{Q_ij : j free, j ≠ i}),
 
     every S of the node loses at least base − Σ_{i∈R'} ψ_i ≥ base − top_r(ψ). Returns base
     and ψ at the c of the grid that makes ``base − top_r(ψ)`` largest; the search also bounds
     the subsets that keep given free variables or leave one out by the same sum over R'.
 
-    Proof. As in :func:`schur_loss_terms`, the loss is ≥ 2c Σ_{i∈R} Q_ii − c² 1ᵀQ_RR 1 for
-    R = free ∖ R'. Σ_{i∈R} Q_ii = Σ_i Q_ii − Σ_{i∈R'} Q_ii and, Q being symmetric,
+    Proof. As in :func:`schur_loss_terms` with y = c t_R, the loss is
+    ≥ 2c Σ_{i∈R} a_i − c² 1ᵀQ_RR 1 for R = free ∖ R'. Σ_{i∈R} a_i = Σ_i a_i − Σ_{i∈R'} a_i
+    and, Q being symmetric,
     1ᵀQ_RR1 = σ − 2 Σ_{i∈R'} s_i + 1ᵀQ_{R'R'}1, where the last sum is at most
     Σ_{i∈R'} (Q_ii + top_{r−1}{Q_ij : j ≠ i}). Collecting the terms of each i ∈ R' gives
     base − Σ_{i∈R'} ψ_i, and a sum of r of the ψ_i is at most the r largest. ∎
+    With t = P_ff⁻¹ x_f (the search tries it too) and r = 0 the bound is exact: f(F).
     """
     m = x_free.size
-    t = x_free / P_free.diagonal()
+    if t is None:
+        t = x_free / P_free.diagonal()
     Q = P_free * np.multiply.outer(t, t)
-    q = Q.diagonal().copy()
+    q = t * x_free
     s = Q.sum(axis=1)
     sigma = float(s.sum())
+    own = Q.diagonal().copy()
     if r > 1:
         Q.flat[:: m + 1] = -np.inf
-        own = q + top_sums(Q, r - 1)
-    else:
-        own = q
+        own += top_sums(Q, r - 1)
     c = _C_GRID[:, None]
     psi = 2.0 * c * q[None, :] - 2.0 * c * c * s[None, :] + c * c * own[None, :]
     base = 2.0 * _C_GRID * float(q.sum()) - _C_GRID * _C_GRID * sigma

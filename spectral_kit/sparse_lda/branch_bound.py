@@ -591,7 +591,14 @@ class _Search(_ReferenceSearch):
         node bound and keeps base, ψ (by position in T) and the slack for fixing and the
         children."""
         P, x = info.extra["P"], info.extra["w"]
-        base, psi = bounds.schur_kept_terms(P[np.ix_(free, free)], x[free], r)
+        P_ff, x_f = P[np.ix_(free, free)], x[free]
+        base, psi = bounds.schur_kept_terms(P_ff, x_f, r)
+        if free.size > 1:
+            # second direction: u = P_ff⁻¹ x_f, exact when nothing more is kept
+            u = np.linalg.solve(P_ff, x_f)
+            base2, psi2 = bounds.schur_kept_terms(P_ff, x_f, r, u)
+            if base2 - bounds.top_sums(psi2, r) > base - bounds.top_sums(psi, r):
+                base, psi = base2, psi2
         psi_T = np.zeros(info.g.size)
         psi_T[free] = psi
         orig = np.zeros(info.g.size, dtype=bool)
