@@ -30,6 +30,12 @@ search above is kept as :class:`_ReferenceSearch`):
   (Gershgorin, as in Berk & Bertsimas 2019), fixed-block and soft-threshold (ℓ₁) bounds; the
   generalized top-entries bound from a node's own eigenpairs. They use k, so they prune near
   the root, where f(T) is close to λ_max(A, B).
+* **Schur-complement loss bounds (rank one, any B).** Removing R from T loses exactly
+  x_Rᵀ (P_RR)⁻¹ x_R (P = B_T⁻¹, x = P d_T), which is ≥ 2yᵀx_R − yᵀP_RR y for every y; with
+  y along x / diag(P) or P_ff⁻¹ x_f and the double sum bounded row by row, the loss splits
+  into per-variable terms, summed over the e removed or the r kept variables. They capture
+  many removals at once where λ_min(B) is tiny (smooth within-class covariances) and the
+  cardinality bounds above are useless.
 * **Cheap nodes.** Far from the leaves (e > k) the O(m²) bounds decide without an
   eigen-solve; children are bounded when they are created, so best-first order follows them.
 * **Node kernels without wrappers.** LAPACK's ``dpotrf``/``dpotri``/``dtrtri`` directly, no
@@ -333,8 +339,10 @@ class _Search(_ReferenceSearch):
        the trace–Frobenius bound and the weighted row-sum bounds on A, divided by λ_min(B)
        when B ≠ I;
     2. the cardinality forms of the one- and (rank one) two-removal bounds;
-    3. the generalized top-entries bound from the node's own eigenpairs (rank one: P = B_T⁻¹);
-    4. per variable: cardinality exclusion bounds for fixing and for the children.
+    3. rank one: the Schur loss bounds, removed side and kept side
+       (:func:`.bounds.schur_loss_terms`, :func:`.bounds.schur_kept_terms`);
+    4. the generalized top-entries bound from the node's own eigenpairs (rank one: P = B_T⁻¹);
+    5. per variable: cardinality and Schur exclusion bounds for fixing and for the children.
     """
 
     #: Eigenpairs tried by the top-entries bound of a general A.
