@@ -601,17 +601,21 @@ class _Search(_ReferenceSearch):
         P, x = info.extra["P"], info.extra["w"]
         P_ff, x_f = P[np.ix_(free, free)], x[free]
         base, psi = bounds.schur_kept_terms(P_ff, x_f, r)
+        slack = free.size * info.margin
         if free.size > 1:
             # second direction: u = P_ff⁻¹ x_f, exact when nothing more is kept
             u = np.linalg.solve(P_ff, x_f)
             base2, psi2 = bounds.schur_kept_terms(P_ff, x_f, r, u)
             if base2 - bounds.top_sums(psi2, r) > base - bounds.top_sums(psi, r):
                 base, psi = base2, psi2
+                # |Q_ij| ≤ max_i u_i² P_ii, which may exceed f(T) (along x / diag(P) it
+                # cannot): the rounding slack grows with it
+                amp = float((u * u * P_ff.diagonal()).max()) / max(abs(info.f_T), _EPS)
+                slack *= max(1.0, amp)
         psi_T = np.zeros(info.g.size)
         psi_T[free] = psi
         orig = np.zeros(info.g.size, dtype=bool)
         orig[free] = True
-        slack = free.size * info.margin
         self._kept = (info, base, psi_T, orig, slack)
         return info.f_T - base + float(bounds.top_sums(psi, r)) + slack
 
