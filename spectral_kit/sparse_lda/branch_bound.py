@@ -700,6 +700,9 @@ class _Search(_ReferenceSearch):
             # φ was computed over a larger free set: still valid (ρ took the top over more)
             h = np.minimum(h, info.f_T - bounds.schur_exclusion_losses(phi[1][free], e)
                            + phi[2])
+            # after fixing: the kept-side terms afresh over the smaller free set (a smaller
+            # r tightens every row's top_{r−1})
+            self.kept_terms(info, free, free.size - e)
             h = np.minimum(h, self.kept_exclusion(info, free, e))
         return h
 
