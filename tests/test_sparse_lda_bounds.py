@@ -324,3 +324,74 @@ def test_budget_returns_incumbent_and_a_valid_gap():
     ref = _ReferenceESLDASearch(pair, 8, support)
     ref.advance()
     assert ref.optimal and ref.value == pytest.approx(full.value, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_schur_loss_bound_never_cuts_off_the_optimum(seed):
+    """Rank one: f(T) − (e smallest φ) and its kept-side form f(T) − base + top_r(ψ), each
+    per node, per excluded variable and per child; B = I and B ≠ I,
+    smooth (Brownian) B with negative couplings in B⁻¹, and ties (equal loadings)."""
+    rng = np.random.default_rng(300 + seed)
+    checked = 0
+    for c in range(60):
+        n = int(rng.integers(5, 12))
+        A, B = random_case(rng, n, "rank_one", c % 3 == 0)
+        if c % 3 == 1:  # Brownian-type within-class covariance, unit diagonal
+            s = np.arange(1, n + 1, dtype=float)
+            B = np.minimum.outer(s, s) / np.sqrt(np.multiply.outer(s, s)) + 1e-3 * np.eye(n)
+        d = rng.standard_normal(n)
+        if c % 5 == 0:  # ties: equal loadings
+            d = np.repeat(rng.standard_normal(2), (n + 1) // 2)[:n]
+        A = np.outer(d, d)
+        k = int(rng.integers(1, n - 1))
+        masks, values = all_values(A, B, k)
+        for _ in range(4):
+            F, T = random_node(rng, n, k)
+            T_idx = np.flatnonzero(T)
+            e = T_idx.size - k
+            free = np.flatnonzero(~F[T_idx])
+            P = np.linalg.inv(B[np.ix_(T_idx, T_idx)])
+            x = P @ d[T_idx]
+            f_T = float(d[T_idx] @ x)
+            phi, total = bounds.schur_loss_terms(P[np.ix_(free, free)], x[free], e)
+            t = tol(values) * 10
+            assert f_T - total >= node_max(masks, values, F, T) - t
+            # the kept-side form: R' = the r free variables S keeps
+            r = free.size - e
+            P_ff, x_f = P[np.ix_(free, free)], x[free]
+            # directions: t = x / diag(P) (default), P_ff⁻¹ x_f, and a random one
+            for y in (None, np.linalg.solve(P_ff, x_f), rng.standard_normal(free.size)):
+                base, psi = bounds.schur_kept_terms(P_ff, x_f, r, y)
+                top = np.sort(psi)[::-1][:r].sum()
+                assert f_T - base + top >= node_max(masks, values, F, T) - t
+                for pos, j in enumerate(free):
+                    others = np.sort(np.delete(psi, pos))[::-1][:r].sum()
+                    assert f_T - base + others >= node_max(masks, values, F, T, T_idx[j]) - t
+                if free.size >= 3 and r >= 2:  # keeps free[1], leaves free[0] out
+                    F3 = F.copy()
+                    F3[T_idx[free[1]]] = True
+                    T3 = T.copy()
+                    T3[T_idx[free[0]]] = False
+                    kept = psi[1] + np.sort(psi[2:])[::-1][: r - 1].sum()
+                    assert f_T - base + kept >= node_max(masks, values, F3, T3) - t
+            losses = bounds.schur_exclusion_losses(phi, e)
+            for pos, j in enumerate(free):
+                assert f_T - losses[pos] >= node_max(masks, values, F, T, T_idx[j]) - t
+            # child form: leave free[0] out, keep free[1], remove the rest from free[2:]
+            if free.size >= 3 and e >= 1 and free.size - 2 >= e - 1:
+                F2 = F.copy()
+                F2[T_idx[free[1]]] = True
+                T2 = T.copy()
+                T2[T_idx[free[0]]] = False
+                low = np.sort(phi[2:])[: e - 1].sum() if e >= 2 else 0.0
+                assert f_T - phi[0] - low >= node_max(masks, values, F2, T2) - t
+            checked += 1
+    assert checked == 240
+
+
+def test_schur_loss_bound_is_exact_for_identity_B():
+    """B = I: f(T∖R) = f(T) − Σ_R d_i², and the bound attains it (c = 1 is on the grid)."""
+    rng = np.random.default_rng(7)
+    d = rng.standard_normal(9)
+    _, total = bounds.schur_loss_terms(np.eye(9), d, 4)
+    assert total == pytest.approx(np.sort(d * d)[:4].sum(), rel=1e-12)

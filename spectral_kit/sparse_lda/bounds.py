@@ -25,11 +25,18 @@ __all__ = [
     "removal_bound",
     "removal_exclusion_bounds",
     "scaled_by_lambda_min",
+    "schur_exclusion_losses",
+    "schur_kept_terms",
+    "schur_loss_terms",
     "soft_threshold_bound",
     "top_entries_bound",
     "top_sums",
     "wolkowicz_styan_bound",
 ]
+
+
+#: Levels c of :func:`schur_loss_terms`: 2^(j/4), 1/16 … 8 (c = 1, exact for B = I, included).
+_C_GRID = np.exp2(np.arange(-16, 13) / 4.0)
 
 
 def top_sums(X: np.ndarray, r: int) -> np.ndarray:
@@ -288,3 +295,104 @@ def soft_threshold_bound(A_T: np.ndarray, c: float, k: int) -> float:
     M = np.sign(A_T) * np.maximum(np.abs(A_T) - c, 0.0)
     M.flat[:: m + 1] = A_T.diagonal()
     return float(np.linalg.eigvalsh(M)[-1]) + c * (k - 1)
+
+
+def schur_loss_terms(P_free: np.ndarray, x_free: np.ndarray, e: int,
+                     c_grid: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """Rank one: per-variable terms φ_i whose e smallest sum to a lower bound on the loss
+    f(T) − f(S) of every subset of the node (B ≠ I allowed).
+
+    With P = B_T⁻¹, x = P d_T (restricted here to the free variables), t_i = x_i / P_ii and
+    Q = diag(t) P diag(t) (so Q_ii = x_i² / P_ii, the loss of removing i alone)::
+
+        ρ_i = Q_ii + top_{e−1}{Q_ij : j free, j ≠ i}      (signed entries)
+        φ_i = 2c Q_ii − c² ρ_i,
+
+    for the c ≥ 0 of ``c_grid`` (default a geometric grid) that makes the sum of the e
+    smallest φ_i largest. Returns φ (at that c) and that sum; the search bounds the node by
+    f(T) − sum, and the subsets that leave j out by f(T) − φ_j − (sum of the e − 1 smallest
+    other φ_i).
+
+    Proof. S = T ∖ R with R a set of e free variables. By the Schur complement
+    B_S⁻¹ = P_SS − P_SR P_RR⁻¹ P_RS, and with x_R = P_RS d_S + P_RR d_R, expanding
+    f(T) = dᵀP d and f(S) = d_Sᵀ B_S⁻¹ d_S gives f(T) − f(S) = x_Rᵀ P_RR⁻¹ x_R. For M ≻ 0
+    and any y, x_Rᵀ M⁻¹ x_R ≥ 2yᵀx_R − yᵀM y (expand ‖M^{−1/2}x_R − M^{1/2}y‖² ≥ 0). With
+    y = c t_R: 2c Σ_{i∈R} Q_ii − c² Σ_{i∈R} Σ_{j∈R} Q_ij, and the inner sum over j ∈ R has
+    Q_ii and e − 1 other free entries, at most ρ_i. So the loss is ≥ Σ_{i∈R} φ_i, at least
+    the sum of the e smallest φ_i (or φ_j plus the e − 1 smallest others when j ∈ R). ∎
+    For B = I (P = I) and c = 1 it is exact: the loss is Σ_{i∈R} x_i². Negative couplings
+    (P_ij t_i t_j < 0, as for smooth within-class covariances) make ρ_i < Q_ii, so the bound
+    can exceed the sum of the single-removal losses.
+    """
+    m = x_free.size
+    p = P_free.diagonal()
+    t = x_free / p
+    q = x_free * t
+    if e > 1:
+        Q = P_free * np.multiply.outer(t, t)
+        Q.flat[:: m + 1] = -np.inf
+        rho = q + top_sums(Q, e - 1)
+    else:
+        rho = q
+    if c_grid is None:
+        c_grid = _C_GRID
+    phi = 2.0 * c_grid[:, None] * q[None, :] - (c_grid * c_grid)[:, None] * rho[None, :]
+    sums = -top_sums(-phi, e)
+    best = int(np.argmax(sums))
+    return phi[best], float(sums[best])
+
+
+def schur_exclusion_losses(phi: np.ndarray, e: int) -> np.ndarray:
+    """For every free j: φ_j + the sum of the e − 1 smallest other φ_i
+    (:func:`schur_loss_terms`), a lower bound on the loss of the subsets leaving j out."""
+    if e <= 1:
+        return phi.copy()
+    s = np.sort(phi)
+    ranks = np.empty(phi.size, dtype=np.intp)
+    ranks[np.argsort(phi, kind="stable")] = np.arange(phi.size)
+    low = s[: e - 1].sum()
+    # j among the e − 1 smallest: the others' e − 1 smallest are the first e without j
+    others = np.where(ranks <= e - 2, s[:e].sum() - phi, low)
+    return phi + others
+
+
+def schur_kept_terms(P_free: np.ndarray, x_free: np.ndarray,
+                     r: int, t: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    """Rank one: the loss bound of :func:`schur_loss_terms` written over the r free
+    variables that S keeps (R' = free ∖ R), tighter when r is small.
+
+    With a direction t (default x_i / P_ii, as there; any vector is valid), Q = diag(t) P
+    diag(t), a_i = t_i x_i, s_i = Σ_{j free} Q_ij, σ = Σ_i s_i and, at the level c::
+
+        base = 2c Σ_i a_i − c² σ,
+        ψ_i  = 2c a_i − 2c² s_i + c² (Q_ii + top_{r−1}{Q_ij : j free, j ≠ i}),
+
+    every S of the node loses at least base − Σ_{i∈R'} ψ_i ≥ base − top_r(ψ). Returns base
+    and ψ at the c of the grid that makes ``base − top_r(ψ)`` largest; the search also bounds
+    the subsets that keep given free variables or leave one out by the same sum over R'.
+
+    Proof. As in :func:`schur_loss_terms` with y = c t_R, the loss is
+    ≥ 2c Σ_{i∈R} a_i − c² 1ᵀQ_RR 1 for R = free ∖ R'. Σ_{i∈R} a_i = Σ_i a_i − Σ_{i∈R'} a_i
+    and, Q being symmetric,
+    1ᵀQ_RR1 = σ − 2 Σ_{i∈R'} s_i + 1ᵀQ_{R'R'}1, where the last sum is at most
+    Σ_{i∈R'} (Q_ii + top_{r−1}{Q_ij : j ≠ i}). Collecting the terms of each i ∈ R' gives
+    base − Σ_{i∈R'} ψ_i, and a sum of r of the ψ_i is at most the r largest. ∎
+    With t = P_ff⁻¹ x_f (the search tries it too) and r = 0 the bound is exact: f(F).
+    """
+    m = x_free.size
+    if t is None:
+        t = x_free / P_free.diagonal()
+    Q = P_free * np.multiply.outer(t, t)
+    q = t * x_free
+    s = Q.sum(axis=1)
+    sigma = float(s.sum())
+    own = Q.diagonal().copy()
+    if r > 1:
+        Q.flat[:: m + 1] = -np.inf
+        own += top_sums(Q, r - 1)
+    c = _C_GRID[:, None]
+    psi = 2.0 * c * q[None, :] - 2.0 * c * c * s[None, :] + c * c * own[None, :]
+    base = 2.0 * _C_GRID * float(q.sum()) - _C_GRID * _C_GRID * sigma
+    totals = base - top_sums(psi, r)
+    best = int(np.argmax(totals))
+    return float(base[best]), psi[best]

@@ -30,6 +30,12 @@ search above is kept as :class:`_ReferenceSearch`):
   (Gershgorin, as in Berk & Bertsimas 2019), fixed-block and soft-threshold (ℓ₁) bounds; the
   generalized top-entries bound from a node's own eigenpairs. They use k, so they prune near
   the root, where f(T) is close to λ_max(A, B).
+* **Schur-complement loss bounds (rank one, any B).** Removing R from T loses exactly
+  x_Rᵀ (P_RR)⁻¹ x_R (P = B_T⁻¹, x = P d_T), which is ≥ 2yᵀx_R − yᵀP_RR y for every y; with
+  y along x / diag(P) or P_ff⁻¹ x_f and the double sum bounded row by row, the loss splits
+  into per-variable terms, summed over the e removed or the r kept variables. They capture
+  many removals at once where λ_min(B) is tiny (smooth within-class covariances) and the
+  cardinality bounds above are useless.
 * **Cheap nodes.** Far from the leaves (e > k) the O(m²) bounds decide without an
   eigen-solve; children are bounded when they are created, so best-first order follows them.
 * **Node kernels without wrappers.** LAPACK's ``dpotrf``/``dpotri``/``dtrtri`` directly, no
@@ -333,8 +339,10 @@ class _Search(_ReferenceSearch):
        the trace–Frobenius bound and the weighted row-sum bounds on A, divided by λ_min(B)
        when B ≠ I;
     2. the cardinality forms of the one- and (rank one) two-removal bounds;
-    3. the generalized top-entries bound from the node's own eigenpairs (rank one: P = B_T⁻¹);
-    4. per variable: cardinality exclusion bounds for fixing and for the children.
+    3. rank one: the Schur loss bounds, removed side and kept side
+       (:func:`.bounds.schur_loss_terms`, :func:`.bounds.schur_kept_terms`);
+    4. the generalized top-entries bound from the node's own eigenpairs (rank one: P = B_T⁻¹);
+    5. per variable: cardinality and Schur exclusion bounds for fixing and for the children.
     """
 
     #: Eigenpairs tried by the top-entries bound of a general A.
@@ -397,7 +405,7 @@ class _Search(_ReferenceSearch):
         # ‖B_T‖_F ≤ m in correlation scale; ‖B_T⁻¹‖₂ ≤ ‖P‖_F
         cond = m * float(np.sqrt(np.vdot(P, P)))
         margin = 64.0 * m * _EPS * cond * abs(f_T)
-        return _NodeInfo(f_T, g, H, margin, {"P": P, "d": d_T})
+        return _NodeInfo(f_T, g, H, margin, {"P": P, "d": d_T, "w": w})
 
     def _general_info(self, T: np.ndarray) -> _NodeInfo:
         m = T.size
@@ -534,6 +542,17 @@ class _Search(_ReferenceSearch):
         bound = min(info.f_T, bounds.kth_largest(h, e))
         if bound <= threshold:
             return True
+        if self.pair.rank_one and e >= 1:
+            loss = self.schur_losses(info, free, e)
+            if info.f_T - loss[1] + loss[2] <= threshold:
+                return self.record("schur", True)
+            self.record("schur", False)
+            h = np.minimum(h, info.f_T - bounds.schur_exclusion_losses(loss[0], e) + loss[2])
+            if self.kept_terms(info, free, r) <= threshold:
+                return self.record("schur_kept", True)
+            self.record("schur_kept", False)
+            h = np.minimum(h, self.kept_exclusion(info, free, e))
+            self._excl = (free, h)
         # The top-entries bound. With B ≠ I it goes through P_SS ⪰ B_S⁻¹, loose when S is
         # much smaller than T (and O(m³) a node): tried only on problems large enough to
         # amortize the tries, and dropped when it does not prune.
@@ -559,6 +578,106 @@ class _Search(_ReferenceSearch):
             slack = 64.0 * self.k * self.k * _EPS * scale * float((U * U).sum())
         return self.record("top_entries", top + slack <= threshold)
 
+    def schur_losses(self, info: _NodeInfo, free: np.ndarray,
+                     e: int) -> tuple[np.ndarray, float, float]:
+        """Rank one: the terms φ of :func:`.bounds.schur_loss_terms` over the free
+        variables, their e-smallest sum and a rounding slack (kept for the node's fixing
+        and children)."""
+        extra = info.extra
+        P = extra["P"]
+        x = extra["w"]
+        phi, total = bounds.schur_loss_terms(P[np.ix_(free, free)], x[free], e)
+        # the terms are sums of ≤ m entries, each ≤ f(T) in size, computed from P and x
+        slack = free.size * info.margin
+        phi_T = np.full(info.g.size, np.nan)
+        phi_T[free] = phi
+        self._phi = (info, phi_T, slack)
+        return phi, total, slack
+
+    def kept_terms(self, info: _NodeInfo, free: np.ndarray, r: int) -> float:
+        """Rank one: :func:`.bounds.schur_kept_terms` over the free variables; returns the
+        node bound and keeps base, ψ (by position in T) and the slack for fixing and the
+        children."""
+        P, x = info.extra["P"], info.extra["w"]
+        P_ff, x_f = P[np.ix_(free, free)], x[free]
+        base, psi = bounds.schur_kept_terms(P_ff, x_f, r)
+        slack = free.size * info.margin
+        if free.size > 1:
+            # second direction: u = P_ff⁻¹ x_f, exact when nothing more is kept
+            u = np.linalg.solve(P_ff, x_f)
+            base2, psi2 = bounds.schur_kept_terms(P_ff, x_f, r, u)
+            if base2 - bounds.top_sums(psi2, r) > base - bounds.top_sums(psi, r):
+                base, psi = base2, psi2
+                # |Q_ij| ≤ max_i u_i² P_ii, which may exceed f(T) (along x / diag(P) it
+                # cannot): the rounding slack grows with it
+                amp = float((u * u * P_ff.diagonal()).max()) / max(abs(info.f_T), _EPS)
+                slack *= max(1.0, amp)
+        psi_T = np.zeros(info.g.size)
+        psi_T[free] = psi
+        orig = np.zeros(info.g.size, dtype=bool)
+        orig[free] = True
+        self._kept = (info, base, psi_T, orig, slack)
+        return info.f_T - base + float(bounds.top_sums(psi, r)) + slack
+
+    def _kept_state(self, info: _NodeInfo, free: np.ndarray):
+        cached = getattr(self, "_kept", None)
+        if cached is None or cached[0] is not info:
+            return None
+        _, base, psi_T, orig, slack = cached
+        # variables fixed since ψ was computed are kept by every subset: always in R'
+        now = np.zeros(orig.size, dtype=bool)
+        now[free] = True
+        mandatory = float(psi_T[orig & ~now].sum())
+        return base, psi_T, mandatory, slack
+
+    def kept_exclusion(self, info: _NodeInfo, free: np.ndarray, e: int) -> np.ndarray:
+        """For each free j, the kept-side bound on the subsets that leave j out: R' is
+        the fixed-since variables plus r of the other free ones."""
+        state = self._kept_state(info, free)
+        if state is None:
+            return np.full(free.size, np.inf)
+        base, psi_T, mandatory, slack = state
+        r = free.size - e
+        psi = psi_T[free]
+        order = np.argsort(-psi, kind="stable")
+        ranks = np.empty(psi.size, dtype=np.intp)
+        ranks[order] = np.arange(psi.size)
+        srt = psi[order]
+        top_r = float(srt[:r].sum())
+        others = np.where(ranks < r, top_r + srt[r] - psi, top_r) if r < psi.size else top_r
+        return info.f_T - base + mandatory + others + slack
+
+    def kept_child_bound(self, info: _NodeInfo, u: np.ndarray, i: int, e: int) -> float:
+        """Kept-side bound of child i: keeps u_1 … u_{i−1}, leaves u_i out and takes the
+        remaining r − i + 1 kept variables from u_{i+1}, …."""
+        state = self._kept_state(info, u)
+        if state is None:
+            return np.inf
+        base, psi_T, mandatory, slack = state
+        r = u.size - e
+        rest = u[i + 1 :]
+        need = r - i
+        if need > rest.size:
+            return -np.inf
+        mandatory += float(psi_T[u[:i]].sum())
+        chosen = float(bounds.top_sums(psi_T[rest], need)) if need > 0 else 0.0
+        return info.f_T - base + mandatory + chosen + slack
+
+    def schur_child_bound(self, info: _NodeInfo, leave: int, rest: np.ndarray,
+                          e: int) -> float:
+        """Rank one: f(T) − φ_leave − (the e − 1 smallest φ over ``rest``), for the
+        subsets that leave ``leave`` out and take the e − 1 others from ``rest``."""
+        cached = getattr(self, "_phi", None)
+        if cached is None or cached[0] is not info:
+            return np.inf
+        phi_T, slack = cached[1], cached[2]
+        low = 0.0
+        if e >= 2:
+            if rest.size < e - 1:
+                return -np.inf
+            low = -float(bounds.top_sums(-phi_T[rest], e - 1))
+        return info.f_T - phi_T[leave] - low + slack
+
     def worth_trying(self, name: str) -> bool:
         tries, prunes = self.stats.get(name, (0, 0))
         return prunes > 0 or tries < self.PATIENCE
@@ -573,8 +692,19 @@ class _Search(_ReferenceSearch):
         if cached is not None and cached[0] is free:
             return cached[1]
         if info.H is not None and e >= 2:
-            return bounds.pair_exclusion_bounds(info.H[np.ix_(free, free)], e)
-        return bounds.removal_exclusion_bounds(info.g[free], e)
+            h = bounds.pair_exclusion_bounds(info.H[np.ix_(free, free)], e)
+        else:
+            h = bounds.removal_exclusion_bounds(info.g[free], e)
+        phi = getattr(self, "_phi", None)
+        if phi is not None and phi[0] is info:
+            # φ was computed over a larger free set: still valid (ρ took the top over more)
+            h = np.minimum(h, info.f_T - bounds.schur_exclusion_losses(phi[1][free], e)
+                           + phi[2])
+            # after fixing: the kept-side terms afresh over the smaller free set (a smaller
+            # r tightens every row's top_{r−1})
+            self.kept_terms(info, free, free.size - e)
+            h = np.minimum(h, self.kept_exclusion(info, free, e))
+        return h
 
     def child_bound(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, i: int,
                     e: int) -> float:
@@ -586,6 +716,9 @@ class _Search(_ReferenceSearch):
                 bound = min(bound, bounds.kth_largest(info.H[u[i], rest], e - 1))
             else:
                 bound = min(bound, bounds.kth_largest(info.g[rest], e - 1))
+        if info.H is not None:
+            bound = min(bound, self.schur_child_bound(info, u[i], rest, e),
+                        self.kept_child_bound(info, u, i, e))
         return bound
 
 
