@@ -180,7 +180,9 @@ class _nothing:
 
 
 SCRIPT = textwrap.dedent('''
-    import os, sys, time
+    import os, signal, sys, time
+    # As in a terminal: a process started from a test worker may inherit an ignored SIGINT.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from spectral_kit import cli
     from spectral_kit.reproduce import compare, reproduction
 
