@@ -213,6 +213,51 @@ def test_row_sum_and_trace_frobenius_bounds(seed):
     assert checked == 320
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_perron_weighted_row_sums_never_cut_off_the_optimum(seed):
+    """The row-sum bound at the weights of the nonlinear power iteration (random start,
+    0 … 40 steps, no early stop), B = I, over ~320 nodes per seed; then divided by λ_min(B)."""
+    checked = 0
+    for rng, A, B, k in cases(5000 + seed, 80):
+        n = A.shape[0]
+        masks, values = all_values(A, B, k)
+        masks_I, values_I = all_values(A, np.eye(n), k)
+        lam_min_B = float(np.linalg.eigvalsh(B)[0])
+        for _ in range(4):
+            F, T = random_node(rng, n, k)
+            T_idx = np.flatnonzero(T)
+            in_F = F[T_idx]
+            r = k - int(in_F.sum())
+            A_T = A[np.ix_(T_idx, T_idx)]
+            w0 = rng.uniform(0.01, 3.0, T_idx.size)
+            b, w = bounds.perron_rows_bound(A_T, np.abs(A_T), in_F, r, w0, -np.inf,
+                                            int(rng.integers(1, 41)))
+            assert np.all(w > 0)
+            assert b >= node_max(masks_I, values_I, F, T) - tol(values_I)
+            assert bounds.scaled_by_lambda_min(b, lam_min_B) >= (
+                node_max(masks, values, F, T) - tol(values))
+            checked += 1
+    assert checked == 320
+
+
+def test_perron_weights_make_the_row_sums_exact_on_a_block():
+    """A strongly correlated block among weakly correlated variables: the unweighted row
+    sums overshoot λ_max of the best block, the Perron weights close the gap (k = 4)."""
+    rng = np.random.default_rng(0)
+    n, k = 10, 4
+    A = np.full((n, n), 0.05) + 0.01 * rng.uniform(size=(n, n))
+    A = 0.5 * (A + A.T)
+    A[:k, :k] = rng.uniform(0.6, 0.9, (k, k))
+    A[:k, :k] = 0.5 * (A[:k, :k] + A[:k, :k].T)
+    np.fill_diagonal(A, 1.0)
+    in_F = np.zeros(n, dtype=bool)
+    best = brute_best(A, np.eye(n), k)
+    plain = float(bounds.collatz_rows(A, np.abs(A), in_F, k).max())
+    perron, _ = bounds.perron_rows_bound(A, np.abs(A), in_F, k, np.ones(n), -np.inf, 200)
+    assert perron >= best - 1e-12
+    assert perron - best < 0.2 * (plain - best)
+
+
 def test_trace_frobenius_bound_is_exact_on_an_equicorrelated_block():
     n, k, rho = 9, 4, 0.7
     A = np.full((n, n), rho)
@@ -395,3 +440,73 @@ def test_schur_loss_bound_is_exact_for_identity_B():
     d = rng.standard_normal(9)
     _, total = bounds.schur_loss_terms(np.eye(9), d, 4)
     assert total == pytest.approx(np.sort(d * d)[:4].sum(), rel=1e-12)
+
+
+@pytest.mark.parametrize(("label", "k"), [("Pitprops", 5), ("Pitprops", 10),
+                                          ("Wine (correlation)", 5), ("Wine (covariance)", 10)])
+def test_search_certifies_the_optima_published_by_optimal_spca(label, k):
+    """Berk & Bertsimas (2019, Tables 6–7) certify these sparse PCA optima; ESLDA certifies
+    the same values, and brute force agrees."""
+    from spectral_kit.bench.sparse_lda import (
+        OPTIMAL_SPCA_PUBLISHED,
+        _wine,
+        pitprops_correlation,
+    )
+
+    A = pitprops_correlation() if label == "Pitprops" else _wine(label.endswith("(correlation)"))
+    res = sl.eslda(A, np.eye(13), k)
+    published = OPTIMAL_SPCA_PUBLISHED[(label, k)]
+    assert res.optimal
+    assert res.value == pytest.approx(published, abs=10.0 ** (np.floor(np.log10(published)) - 5))
+    assert res.value == pytest.approx(brute_best(A, np.eye(13), k), rel=1e-12)
+
+
+@pytest.mark.parametrize("r", [1, 2, 3])
+def test_rank_one_subset_values_equal_direct_evaluation(r):
+    """The bordered-Cholesky values of F ∪ R for every r-subset R (with and without F)
+    against λ_max computed independently for each subset."""
+    rng = np.random.default_rng(40 + r)
+    for c in range(12):
+        n = int(rng.integers(6, 12))
+        A, B = random_case(rng, n, "rank_one", identity_B=c % 3 == 0)
+        d = np.sqrt(np.diag(A)) * np.sign(A[0])  # A = d dᵀ (random_case draws d itself)
+        pair = check_pair(d, B)
+        perm = rng.permutation(n)
+        f = int(rng.integers(0, n - r))
+        F, cand = np.sort(perm[:f]), np.sort(perm[f:])
+        from spectral_kit.sparse_lda._numerics import rank_one_add_subsets_values
+
+        idx, values = rank_one_add_subsets_values(pair, F, cand, r)
+        assert idx.shape == (len(list(itertools.combinations(range(cand.size), r))), r)
+        for row, value in zip(idx, values):
+            S = np.concatenate([F, cand[row]])
+            assert value == pytest.approx(subset_f(pair.A, pair.B, S), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["rank_one", "general"])
+def test_vectorized_child_bounds_equal_the_loop(kind):
+    """The children's bounds computed on (r + 1) × |u| arrays equal the per-child form at
+    every node of a search (a child with too few variables left may be −∞ in the first)."""
+    from spectral_kit.sparse_lda import branch_bound as bb
+
+    calls = []
+
+    class Checked(bb._Search):
+        def child_bounds(self, info, u, h_sorted, r, e):
+            fast = super().child_bounds(info, u, h_sorted, r, e)
+            loop = np.array([self.child_bound(info, u, h_sorted, i, e) for i in range(r + 1)])
+            empty = u.size - 1 - np.arange(r + 1) < e - 1
+            close = np.isclose(fast, loop, rtol=1e-12, atol=1e-12 * abs(info.f_T))
+            assert np.all(close | (empty & (fast == -np.inf)))
+            calls.append(r)
+            return fast
+
+    class CheckedESLDA(bb.ESLDASearch):
+        _search_class = Checked
+
+    for seed in range(3):
+        rp = sl.random_pair(26, kind=kind, random_state=seed)
+        pair = check_pair(rp.d if kind == "rank_one" else rp.A, rp.B)
+        search = CheckedESLDA(bb._scaled(pair), 9, gslda_pair(pair).support_at(9))
+        search.advance(max_nodes=400)
+    assert len(calls) > 20

@@ -22,6 +22,7 @@ __all__ = [
     "entry_sum_bound",
     "kth_largest",
     "pair_exclusion_bounds",
+    "perron_rows_bound",
     "removal_bound",
     "removal_exclusion_bounds",
     "scaled_by_lambda_min",
@@ -136,6 +137,45 @@ def collatz_rows(A_T: np.ndarray, absA_T: np.ndarray, in_F: np.ndarray, r: int,
     # minus the smallest of those r (entries are ≥ 0)
     extra = np.where(in_F, s_r, s_r - top_r.min(axis=1))
     return np.diag(A_T) + (base + extra) / (1.0 if w is None else w)
+
+
+def perron_rows_bound(A_T: np.ndarray, absA_T: np.ndarray, in_F: np.ndarray, r: int,
+                      w: np.ndarray, target: float, iters: int) -> tuple[float, np.ndarray]:
+    """The weighted row-sum bound (:func:`collatz_rows`) at weights found by a nonlinear
+    power iteration: the smallest of its values along the iteration, and the last weights.
+
+    Starting from ``w`` (positive), each step replaces w by the map
+
+        𝒯(w)_i = (a_ii + σ) w_i + Σ_{j∈F∖i} |a_ij| w_j + top_{r_i}{|a_ij| w_j : j free, j ≠ i}
+
+    (σ = max(0, −min a_ii), r_i as in :func:`collatz_rows`), normalized; R_i(w) =
+    𝒯(w)_i / w_i − σ are the rows of :func:`collatz_rows`. It stops after ``iters`` steps,
+    as soon as the bound is ≤ ``target``, or after ten steps without a relative gain of 10⁻⁴.
+
+    Proof. Every positive w gives a valid bound on λ_max(A_S) for all S of the node
+    (:func:`collatz_rows`), so the smallest of them is one too; the iteration only chooses
+    which w to try. Why it finds good ones: 𝒯 is order preserving and homogeneous of degree
+    one on the positive cone, and for such maps inf_w max_i 𝒯(w)_i / w_i is the cone
+    spectral radius of 𝒯, approached by the normalized iterates (the Collatz–Wielandt
+    formula of nonlinear Perron–Frobenius theory; Lemmens & Nussbaum 2012, Thm. 5.6.1). For a
+    nonnegative A and F = ∅ that radius is at least max_S λ_max(A_S), with equality when the
+    rows' r_i largest weighted entries fall inside one optimal S -- as for a block of
+    strongly correlated variables, where the unweighted row sums are loose. ∎
+    """
+    sigma = max(0.0, -float(A_T.diagonal().min()))
+    w = np.maximum(w / w.max(), 1e-12)
+    best, since = np.inf, 0
+    for _ in range(iters):
+        R = collatz_rows(A_T, absA_T, in_F, r, w)
+        value = float(R.max())
+        # stalled: ten steps without a gain of one part in 10⁴
+        since = 0 if value < best - 1e-4 * abs(best) else since + 1
+        best = min(best, value)
+        if best <= target or since >= 10:
+            break
+        w = (R + sigma) * w
+        w = np.maximum(w / w.max(), 1e-12)
+    return best, w
 
 
 def wolkowicz_styan_bound(A_T: np.ndarray, in_F: np.ndarray, r: int, k: int) -> float:

@@ -30,6 +30,10 @@ search above is kept as :class:`_ReferenceSearch`):
   (Gershgorin, as in Berk & Bertsimas 2019), fixed-block and soft-threshold (ℓ₁) bounds; the
   generalized top-entries bound from a node's own eigenpairs. They use k, so they prune near
   the root, where f(T) is close to λ_max(A, B).
+* **Perron-weighted row sums.** The row-sum bound holds for every positive weighting; a
+  nonlinear power iteration (warm-started from node to node) finds weights at which it is
+  nearly the largest k-sparse eigenvalue of |A| -- for correlated blocks of variables, where
+  the unweighted sums overshoot, it certifies Sonar's k = 20 in seconds.
 * **Schur-complement loss bounds (rank one, any B).** Removing R from T loses exactly
   x_Rᵀ (P_RR)⁻¹ x_R (P = B_T⁻¹, x = P d_T), which is ≥ 2yᵀx_R − yᵀP_RR y for every y; with
   y along x / diag(P) or P_ff⁻¹ x_f and the double sum bounded row by row, the loss splits
@@ -38,6 +42,9 @@ search above is kept as :class:`_ReferenceSearch`):
   cardinality bounds above are useless.
 * **Cheap nodes.** Far from the leaves (e > k) the O(m²) bounds decide without an
   eigen-solve; children are bounded when they are created, so best-first order follows them.
+* **Short finishes (rank one).** A node that needs at most three more variables is solved by
+  one vectorized bordered-Cholesky pass over all the candidate subsets instead of a subtree;
+  all r + 1 children of a node are bounded together, on (r + 1) × |u| arrays.
 * **Node kernels without wrappers.** LAPACK's ``dpotrf``/``dpotri``/``dtrtri`` directly, no
   factorization at all when B = I.
 * **A stronger start.** GSLDA's support polished by a best-improvement one-swap local search.
@@ -49,6 +56,7 @@ pruned only when its bound plus that margin cannot beat the incumbent by more th
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from dataclasses import replace
 from itertools import count
@@ -63,6 +71,7 @@ from . import bounds
 from ._numerics import (
     add_one_values,
     local_swap_search,
+    rank_one_add_subsets_values,
     rank_one_add_values,
     secular_top_root,
     subset_value,
@@ -224,6 +233,21 @@ class _ReferenceSearch:
             return float(info.H[u[i], u[i + 1 :]].max())
         return float(h_sorted[i])
 
+    def child_bounds(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, r: int,
+                     e: int) -> np.ndarray:
+        """:meth:`child_bound` of the children 0 … r."""
+        return np.array([self.child_bound(info, u, h_sorted, i, e) for i in range(r + 1)])
+
+    def exact_r(self, free: int) -> int:
+        """Nodes with at most this many free variables still to choose are solved directly."""
+        return 1
+
+    def solve_small(self, F_idx: np.ndarray, cand: np.ndarray, r: int, margin: float) -> None:
+        """Offer the best S = F ∪ R over the r-subsets R of ``cand`` (r ≤ :meth:`exact_r`)."""
+        adder = rank_one_add_values if self.pair.rank_one else add_one_values
+        values = adder(self.pair, F_idx, cand)
+        self.offer_best([np.append(F_idx, u) for u in cand], values, margin)
+
     # -- one node ---------------------------------------------------------------------------
     def expand(self, F_mask: np.ndarray, T_mask: np.ndarray, own: bool = False) -> None:
         """Expand one node (``own``: its queued bound was computed for it, see :meth:`push`)."""
@@ -273,18 +297,16 @@ class _ReferenceSearch:
             supports = [np.delete(T, [free[a], free[b]]) for a, b in zip(iu, ju)]
             self.offer_best(supports, sub[iu, ju], margin)
             return
-        if r == 1:  # S = F ∪ {u} for one free u
-            F_idx, cand = T[F_pos], T[free]
-            adder = rank_one_add_values if self.pair.rank_one else add_one_values
-            values = adder(self.pair, F_idx, cand)
-            self.offer_best([np.append(F_idx, u) for u in cand], values, margin)
+        if r <= self.exact_r(free.size):  # S = F ∪ R for r free variables R: solved directly
+            self.solve_small(T[F_pos], T[free], r, margin)
             return
         order = np.argsort(h, kind="stable")
         u = free[order]
         h_sorted = h[order]
         depth = int(T_mask.size - T.size) + len(fixed)
+        child_bounds = self.child_bounds(info, u, h_sorted, r, e)
         for i in range(r + 1):
-            bound = self.child_bound(info, u, h_sorted, i, e)
+            bound = float(child_bounds[i])
             if bound + margin <= self.threshold():
                 continue
             if i == r:  # includes u_1..u_r: the subset is complete
@@ -336,8 +358,8 @@ class _Search(_ReferenceSearch):
     the order they are tried at a node:
 
     1. before any factorization, and only when they can bite (B = I or λ_min(B) not tiny):
-       the trace–Frobenius bound and the weighted row-sum bounds on A, divided by λ_min(B)
-       when B ≠ I;
+       the trace–Frobenius, row-sum, fixed-block and Perron-weighted row-sum bounds on A
+       (:func:`.bounds.perron_rows_bound`), divided by λ_min(B) when B ≠ I;
     2. the cardinality forms of the one- and (rank one) two-removal bounds;
     3. rank one: the Schur loss bounds, removed side and kept side
        (:func:`.bounds.schur_loss_terms`, :func:`.bounds.schur_kept_terms`);
@@ -351,6 +373,12 @@ class _Search(_ReferenceSearch):
     TOP_MIN_N = 24
     #: A bound that has not pruned a single node in this many tries is no longer computed.
     PATIENCE = 300
+    #: Most subsets a node may enumerate to finish directly (:meth:`exact_r`).
+    EXACT_SUBSETS = 20_000
+    #: Steps of the Perron weight iteration (:func:`.bounds.perron_rows_bound`) at a node
+    #: and at the root.
+    PERRON_ITERS = 10
+    PERRON_ROOT_ITERS = 200
 
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, value: float, gap: float):
         n = pair.n
@@ -365,9 +393,12 @@ class _Search(_ReferenceSearch):
         self.soft_c = float(np.median(self.absA)) if n > 1 else 0.0
         self.pruned_early = 0
         self.stats: dict[str, tuple[int, int]] = {}
+        self.perron_w = np.ones(n)
         super().__init__(pair, k, support, value, gap)
         if lam_B > 0 and k < n:
-            root = self.cheap_bound(np.arange(n), np.zeros(n, dtype=bool), k)
+            # at the root the weights get many more steps: later nodes start from them
+            root = self.cheap_bound(np.arange(n), np.zeros(n, dtype=bool), k,
+                                    iters=self.PERRON_ROOT_ITERS)
             top = float(subset_value(pair, np.arange(n)))
             # worth the O(m²) per node only when it beats the inclusion bound at the root
             self.cheap = root < top * (1.0 - 1e-3) if top > 0 else False
@@ -435,12 +466,16 @@ class _Search(_ReferenceSearch):
 
     # -- bounds -------------------------------------------------------------------------------
     def cheap_bound(self, T: np.ndarray, in_F: np.ndarray, r: int,
-                    rows: bool = False) -> Any:
-        """Trace–Frobenius and row-sum bounds on A over the node (÷ λ_min(B) when B ≠ I);
-        with ``rows``, also the row-sum values R_i (for the branching order)."""
+                    rows: bool = False, iters: int | None = None) -> Any:
+        """Trace–Frobenius, row-sum, fixed-block and Perron-weighted row-sum bounds on A
+        over the node (÷ λ_min(B) when B ≠ I); with ``rows``, also the unweighted row sums
+        R_i (for the branching order). ``iters``: steps of the Perron weight iteration."""
+        if iters is None:
+            iters = self.PERRON_ITERS
         A_T = self.pair.A[np.ix_(T, T)]
+        absA_T = self.absA[np.ix_(T, T)]
         b = bounds.wolkowicz_styan_bound(A_T, in_F, r, self.k)
-        R = bounds.collatz_rows(A_T, self.absA[np.ix_(T, T)], in_F, r)
+        R = bounds.collatz_rows(A_T, absA_T, in_F, r)
         b = min(b, float(R.max()))
         if in_F.any() and self.worth_trying("block"):
             A_F = A_T[np.ix_(in_F, in_F)]
@@ -448,6 +483,15 @@ class _Search(_ReferenceSearch):
             block = bounds.block_bound(lam_F, A_T, in_F, r)
             self.record("block", block < b)
             b = min(b, block)
+        # the threshold in units of A (bounds on A are divided by λ_min(B) below)
+        target = (self.threshold() - self.cheap_margin(T.size)) * self.lambda_min_B
+        if b > target and self.worth_trying("perron"):
+            # weights warm-started from the last node's: neighbouring nodes share them
+            perron, w = bounds.perron_rows_bound(A_T, absA_T, in_F, r, self.perron_w[T],
+                                                 target, iters)
+            self.perron_w[T] = w
+            self.record("perron", perron <= target)
+            b = min(b, perron)
         if not self.identity_B:
             b = bounds.scaled_by_lambda_min(b, self.lambda_min_B)
         return (b, R) if rows else b
@@ -678,6 +722,28 @@ class _Search(_ReferenceSearch):
             low = -float(bounds.top_sums(-phi_T[rest], e - 1))
         return info.f_T - phi_T[leave] - low + slack
 
+    def exact_r(self, free: int) -> int:
+        """Rank one: up to three more variables, by one bordered-Cholesky pass over all the
+        subsets (:func:`._numerics.rank_one_add_subsets_values`) while there are at most
+        :attr:`EXACT_SUBSETS` of them; they replace a subtree of up to ``free`` levels."""
+        if not self.pair.rank_one:
+            return 1
+        for r in (3, 2):
+            if math.comb(free, r) <= self.EXACT_SUBSETS:
+                return r
+        return 1
+
+    def solve_small(self, F_idx: np.ndarray, cand: np.ndarray, r: int, margin: float) -> None:
+        if not self.pair.rank_one or r == 1:
+            return super().solve_small(F_idx, cand, r, margin)
+        idx, values = rank_one_add_subsets_values(self.pair, F_idx, cand, r)
+        if values.size == 0:
+            return
+        top = float(values.max())
+        for i in np.flatnonzero(values >= top - 2.0 * margin):
+            if values[i] + margin > self.threshold():
+                self.offer(np.concatenate([F_idx, cand[idx[i]]]))
+
     def worth_trying(self, name: str) -> bool:
         tries, prunes = self.stats.get(name, (0, 0))
         return prunes > 0 or tries < self.PATIENCE
@@ -705,6 +771,51 @@ class _Search(_ReferenceSearch):
             self.kept_terms(info, free, free.size - e)
             h = np.minimum(h, self.kept_exclusion(info, free, e))
         return h
+
+    def child_bounds(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, r: int,
+                     e: int) -> np.ndarray:
+        """All r + 1 children's :meth:`child_bound` at once, on (r + 1) × |u| arrays: row i
+        masks u_1 … u_i, so that "the e − 1 largest / smallest over u_{i+1}, …" and "the
+        r − i largest over u_{i+1}, …" become row-wise partitions and sorts. A row with too
+        few entries left gives −∞: that child has no subset (the loop form keeps its bound)."""
+        M = u.size
+        rows = r + 1
+        later = np.arange(M)[None, :] > np.arange(rows)[:, None]  # j > i: u_j is in "rest"
+        bound = h_sorted[:rows].astype(float)
+        if e >= 2:
+            if info.H is not None:
+                X = info.H[np.ix_(u[:rows], u)]
+            else:
+                X = np.broadcast_to(info.g[u], (rows, M))
+            X = np.where(later, X, -np.inf)
+            kth = np.partition(X, M - (e - 1), axis=1)[:, M - (e - 1)]
+            bound = np.minimum(bound, kth)
+        if info.H is None:
+            return bound
+        cached = getattr(self, "_phi", None)
+        if cached is not None and cached[0] is info:
+            phi_T, slack = cached[1], cached[2]
+            low = np.zeros(rows)
+            if e >= 2:
+                Y = np.where(later, phi_T[u][None, :], np.inf)
+                low = np.partition(Y, e - 2, axis=1)[:, : e - 1].sum(axis=1)
+            bound = np.minimum(bound, info.f_T - phi_T[u[:rows]] - low + slack)
+        state = self._kept_state(info, u)
+        if state is not None:
+            base, psi_T, mandatory, slack = state
+            psi = psi_T[u]
+            prefix = np.concatenate([[0.0], np.cumsum(psi)])[:rows]
+            Z = np.where(later, psi[None, :], -np.inf)
+            Z = -np.sort(-Z, axis=1)  # each row's rest, largest first
+            need = r - np.arange(rows)  # kept variables still to take from the rest
+            top = np.cumsum(np.where(np.isfinite(Z), Z, 0.0), axis=1)
+            have = M - 1 - np.arange(rows)
+            chosen = np.where(
+                need > 0, top[np.arange(rows), np.clip(need - 1, 0, M - 1)], 0.0)
+            kept = np.where(need <= have,
+                            info.f_T - base + mandatory + prefix + chosen + slack, -np.inf)
+            bound = np.minimum(bound, kept)
+        return bound
 
     def child_bound(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, i: int,
                     e: int) -> float:
