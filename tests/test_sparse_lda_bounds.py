@@ -258,6 +258,14 @@ def test_perron_weights_make_the_row_sums_exact_on_a_block():
     assert perron - best < 0.2 * (plain - best)
 
 
+def test_perron_weights_stay_finite_on_a_zero_block():
+    """A = 0 leaves nothing to reweight: the bound is 0 and the weights stay positive."""
+    Z = np.zeros((6, 6))
+    b, w = bounds.perron_rows_bound(Z, Z, np.zeros(6, dtype=bool), 3, np.ones(6), -np.inf, 20)
+    assert b == 0.0
+    assert np.all(np.isfinite(w)) and np.all(w > 0)
+
+
 def test_trace_frobenius_bound_is_exact_on_an_equicorrelated_block():
     n, k, rho = 9, 4, 0.7
     A = np.full((n, n), rho)

@@ -174,7 +174,11 @@ def perron_rows_bound(A_T: np.ndarray, absA_T: np.ndarray, in_F: np.ndarray, r: 
         if best <= target or since >= 10:
             break
         w = (R + sigma) * w
-        w = np.maximum(w / w.max(), 1e-12)
+        top = float(w.max())
+        if not top > 0.0:  # A_T = 0 on the rows left: nothing to reweight
+            w = np.ones_like(w)
+            break
+        w = np.maximum(w / top, 1e-12)
     return best, w
 
 
