@@ -11,6 +11,7 @@ import time
 import pytest
 from browser_harness import (
     NOTEBOOKS,
+    WidgetModelMissing,
     canvas_resolution,
     kernel_processes,
     open_dashboard,
@@ -33,11 +34,21 @@ def test_five_visits_leave_at_most_one_kernel(browser):
         f"--MappingKernelManager.cull_interval={CULL_INTERVAL}",
     ])
     try:
-        while_open, hidpi, seconds = [], None, []
+        while_open, hidpi, seconds, missing = [], None, [], []
         for visit in range(VISITS):
             start, log_start = time.monotonic(), server.log_size()
             try:
-                context, page = open_dashboard(browser, server, scale=2 if visit == 0 else 1)
+                try:
+                    context, page = open_dashboard(browser, server,
+                                                   scale=2 if visit == 0 else 1)
+                except WidgetModelMissing as exc:
+                    # The known open defect of the dashboard under Voilà (seen on loaded
+                    # machines only): a student reloads, and so does this visit -- once. The
+                    # tab is abandoned, so its kernel must still be culled below.
+                    missing.append(visit + 1)
+                    print(f"visit {visit + 1}: {exc}; reloading")
+                    context, page = open_dashboard(browser, server,
+                                                   scale=2 if visit == 0 else 1)
             except Exception as exc:
                 pytest.fail(f"visit {visit + 1} did not show the dashboard ({exc}); kernels "
                             f"{len(kernel_processes(server))}; Voilà's log:\n"
@@ -62,7 +73,8 @@ def test_five_visits_leave_at_most_one_kernel(browser):
         waited = time.monotonic() - closed_at
     finally:
         server.stop()
-    print(f"seconds to show the dashboard, per visit: {seconds}")
+    print(f"seconds to show the dashboard, per visit: {seconds}; visits reloaded after "
+          f"'model not found': {missing or 'none'}")
     print(f"kernels alive with each visit open: {while_open}; right after the tabs closed: "
           f"{after_close}; {waited:.0f} s later: {len(alive)}")
     print(f"canvases at device pixel ratio 2: {hidpi}")
