@@ -180,7 +180,8 @@ def test_pair_exclusion_bounds_never_cut_off_the_optimum(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_row_sum_and_trace_frobenius_bounds(seed):
-    """Gershgorin/Collatz row sums (w = 1 and random w > 0), Wolkowicz–Styan, the
+    """Gershgorin/Collatz row sums (w = 1, random w > 0, and the Perron weights of the
+    nonlinear power iteration from a random start after 1 … 40 steps), Wolkowicz–Styan, the
     fixed-block and the soft-threshold (random level) bounds, B = I; divided by λ_min(B)
     they bound the generalized problem too."""
     checked = 0
@@ -205,37 +206,14 @@ def test_row_sum_and_trace_frobenius_bounds(seed):
                 else 0.0
             block = bounds.block_bound(lam_F, A_T, in_F, r)
             soft = bounds.soft_threshold_bound(A_T, rng.uniform(0, np.abs(A_T).max()), k)
-            for b in (rows.max(), weighted, ws, block, soft):
+            perron, w_perron = bounds.perron_rows_bound(
+                A_T, np.abs(A_T), in_F, r, rng.uniform(0.01, 3.0, T_idx.size), -np.inf,
+                int(rng.integers(1, 41)))
+            assert np.all(w_perron > 0)
+            for b in (rows.max(), weighted, ws, block, soft, perron):
                 assert b >= best_I - tol(values_I)
-            scaled = bounds.scaled_by_lambda_min(min(rows.max(), ws), lam_min_B)
+            scaled = bounds.scaled_by_lambda_min(min(rows.max(), ws, perron), lam_min_B)
             assert scaled >= node_max(masks, values, F, T) - tol(values)
-            checked += 1
-    assert checked == 320
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_perron_weighted_row_sums_never_cut_off_the_optimum(seed):
-    """The row-sum bound at the weights of the nonlinear power iteration (random start,
-    0 … 40 steps, no early stop), B = I, over ~320 nodes per seed; then divided by λ_min(B)."""
-    checked = 0
-    for rng, A, B, k in cases(5000 + seed, 80):
-        n = A.shape[0]
-        masks, values = all_values(A, B, k)
-        masks_I, values_I = all_values(A, np.eye(n), k)
-        lam_min_B = float(np.linalg.eigvalsh(B)[0])
-        for _ in range(4):
-            F, T = random_node(rng, n, k)
-            T_idx = np.flatnonzero(T)
-            in_F = F[T_idx]
-            r = k - int(in_F.sum())
-            A_T = A[np.ix_(T_idx, T_idx)]
-            w0 = rng.uniform(0.01, 3.0, T_idx.size)
-            b, w = bounds.perron_rows_bound(A_T, np.abs(A_T), in_F, r, w0, -np.inf,
-                                            int(rng.integers(1, 41)))
-            assert np.all(w > 0)
-            assert b >= node_max(masks_I, values_I, F, T) - tol(values_I)
-            assert bounds.scaled_by_lambda_min(b, lam_min_B) >= (
-                node_max(masks, values, F, T) - tol(values))
             checked += 1
     assert checked == 320
 
@@ -491,30 +469,45 @@ def test_rank_one_subset_values_equal_direct_evaluation(r):
             assert value == pytest.approx(subset_f(pair.A, pair.B, S), rel=1e-9, abs=1e-12)
 
 
-@pytest.mark.parametrize("kind", ["rank_one", "general"])
-def test_vectorized_child_bounds_equal_the_loop(kind):
-    """The children's bounds computed on (r + 1) × |u| arrays equal the per-child form at
-    every node of a search (a child with too few variables left may be −∞ in the first)."""
+@pytest.mark.parametrize("seed", range(3))
+def test_child_bounds_never_cut_off_a_child(seed):
+    """Every child the search bounds (all r + 1 of a node at once, on (r + 1) × |u| arrays)
+    gets a bound, plus the node's rounding margin, at least the brute-force best of its own
+    subsets (−∞ only for a child with no subset), at every node of searches on random and
+    tie-heavy pairs, rank-one and general, B = I and B ≠ I."""
     from spectral_kit.sparse_lda import branch_bound as bb
 
-    calls = []
+    checked = []
 
     class Checked(bb._Search):
+        def expand(self, F_mask, T_mask, own=False):
+            self._node = np.flatnonzero(T_mask)
+            return super().expand(F_mask, T_mask, own)
+
         def child_bounds(self, info, u, h_sorted, r, e):
             fast = super().child_bounds(info, u, h_sorted, r, e)
-            loop = np.array([self.child_bound(info, u, h_sorted, i, e) for i in range(r + 1)])
-            empty = u.size - 1 - np.arange(r + 1) < e - 1
-            close = np.isclose(fast, loop, rtol=1e-12, atol=1e-12 * abs(info.f_T))
-            assert np.all(close | (empty & (fast == -np.inf)))
-            calls.append(r)
+            T_idx = self._node
+            masks, values = self._all
+            for i, bound in enumerate(fast):
+                # every position of T outside u is fixed by now; child i keeps u_1 … u_i−1
+                # and leaves u_i out
+                F = np.zeros(self.n, dtype=bool)
+                F[np.delete(T_idx, u)] = True
+                F[T_idx[u[:i]]] = True
+                T = np.zeros(self.n, dtype=bool)
+                T[np.delete(T_idx, u[i])] = True
+                best = node_max(masks, values, F, T)
+                assert bound + info.margin >= best - tol(values)
+                checked.append(best > -np.inf)
             return fast
 
     class CheckedESLDA(bb.ESLDASearch):
         _search_class = Checked
 
-    for seed in range(3):
-        rp = sl.random_pair(26, kind=kind, random_state=seed)
-        pair = check_pair(rp.d if kind == "rank_one" else rp.A, rp.B)
-        search = CheckedESLDA(bb._scaled(pair), 9, gslda_pair(pair).support_at(9))
-        search.advance(max_nodes=400)
-    assert len(calls) > 20
+    for _rng, A, B, k in cases(6000 + seed, 60, n_range=(9, 13)):
+        pair = check_pair(A, B)
+        search = CheckedESLDA(pair, k, gslda_pair(pair).support_at(k))
+        search._search._all = all_values(search._search.pair.A, search._search.pair.B, k)
+        search.advance()
+        assert search.optimal
+    assert sum(checked) > 50

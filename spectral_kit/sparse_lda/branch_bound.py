@@ -691,37 +691,6 @@ class _Search(_ReferenceSearch):
         others = np.where(ranks < r, top_r + srt[r] - psi, top_r) if r < psi.size else top_r
         return info.f_T - base + mandatory + others + slack
 
-    def kept_child_bound(self, info: _NodeInfo, u: np.ndarray, i: int, e: int) -> float:
-        """Kept-side bound of child i: keeps u_1 … u_{i−1}, leaves u_i out and takes the
-        remaining r − i + 1 kept variables from u_{i+1}, …."""
-        state = self._kept_state(info, u)
-        if state is None:
-            return np.inf
-        base, psi_T, mandatory, slack = state
-        r = u.size - e
-        rest = u[i + 1 :]
-        need = r - i
-        if need > rest.size:
-            return -np.inf
-        mandatory += float(psi_T[u[:i]].sum())
-        chosen = float(bounds.top_sums(psi_T[rest], need)) if need > 0 else 0.0
-        return info.f_T - base + mandatory + chosen + slack
-
-    def schur_child_bound(self, info: _NodeInfo, leave: int, rest: np.ndarray,
-                          e: int) -> float:
-        """Rank one: f(T) − φ_leave − (the e − 1 smallest φ over ``rest``), for the
-        subsets that leave ``leave`` out and take the e − 1 others from ``rest``."""
-        cached = getattr(self, "_phi", None)
-        if cached is None or cached[0] is not info:
-            return np.inf
-        phi_T, slack = cached[1], cached[2]
-        low = 0.0
-        if e >= 2:
-            if rest.size < e - 1:
-                return -np.inf
-            low = -float(bounds.top_sums(-phi_T[rest], e - 1))
-        return info.f_T - phi_T[leave] - low + slack
-
     def exact_r(self, free: int) -> int:
         """Rank one: up to three more variables, by one bordered-Cholesky pass over all the
         subsets (:func:`._numerics.rank_one_add_subsets_values`) while there are at most
@@ -774,10 +743,18 @@ class _Search(_ReferenceSearch):
 
     def child_bounds(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, r: int,
                      e: int) -> np.ndarray:
-        """All r + 1 children's :meth:`child_bound` at once, on (r + 1) × |u| arrays: row i
-        masks u_1 … u_i, so that "the e − 1 largest / smallest over u_{i+1}, …" and "the
-        r − i largest over u_{i+1}, …" become row-wise partitions and sorts. A row with too
-        few entries left gives −∞: that child has no subset (the loop form keeps its bound)."""
+        """The children's bounds, all r + 1 at once on (r + 1) × |u| arrays (row i masks
+        u_1 … u_i). Child i leaves u_i and e − 1 of u_{i+1}, … out and keeps u_1 … u_{i−1};
+        its bound is the smallest of
+
+        * u_i's exclusion bound, and the (e − 1)-th largest of f(T ∖ {u_i, j}) (rank one) or
+          of f(T ∖ j) over the rest (:func:`.bounds.removal_bound`'s argument);
+        * rank one: f(T) − φ_{u_i} − (the e − 1 smallest φ over the rest)
+          (:func:`.bounds.schur_loss_terms`);
+        * rank one: the kept-side bound with u_1 … u_{i−1} kept and the r − i + 1 largest ψ of
+          the rest (:func:`.bounds.schur_kept_terms`).
+
+        A row with too few variables left gives −∞: that child has no subset."""
         M = u.size
         rows = r + 1
         later = np.arange(M)[None, :] > np.arange(rows)[:, None]  # j > i: u_j is in "rest"
@@ -815,21 +792,6 @@ class _Search(_ReferenceSearch):
             kept = np.where(need <= have,
                             info.f_T - base + mandatory + prefix + chosen + slack, -np.inf)
             bound = np.minimum(bound, kept)
-        return bound
-
-    def child_bound(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, i: int,
-                    e: int) -> float:
-        # the child leaves u_i and e − 1 of u_{i+1}, … out
-        rest = u[i + 1 :]
-        bound = float(h_sorted[i])
-        if e >= 2 and rest.size >= e - 1:
-            if info.H is not None:
-                bound = min(bound, bounds.kth_largest(info.H[u[i], rest], e - 1))
-            else:
-                bound = min(bound, bounds.kth_largest(info.g[rest], e - 1))
-        if info.H is not None:
-            bound = min(bound, self.schur_child_bound(info, u[i], rest, e),
-                        self.kept_child_bound(info, u, i, e))
         return bound
 
 
