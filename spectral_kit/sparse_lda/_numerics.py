@@ -17,19 +17,35 @@ from .pair import MatrixPair
 #: Largest number of matrix entries held at once by the batched evaluators.
 BATCH_ENTRIES = 4_000_000
 
+_potrf = scipy.linalg.lapack.dpotrf
+_trtrs = scipy.linalg.lapack.dtrtrs
+
+
+def submatrix(M: np.ndarray, rows: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+    """``M[np.ix_(rows, cols)]`` (``cols`` defaults to ``rows``) for integer index arrays.
+
+    Two ``take`` calls: on the node-sized matrices of the exact search they cost a quarter
+    of fancy indexing with ``ix_``, and a node takes several.
+    """
+    return M.take(rows, axis=0).take(rows if cols is None else cols, axis=1)
+
 
 def subset_value(pair: MatrixPair, support: np.ndarray) -> float:
     """λ_max(A_S, B_S) of one support (d_Sᵀ B_S⁻¹ d_S when A is rank one)."""
     idx = np.asarray(support, dtype=np.intp)
-    B_S = pair.B[np.ix_(idx, idx)]
+    B_S = submatrix(pair.B, idx)
     if pair.rank_one:
-        L = scipy.linalg.cholesky(B_S, lower=True, check_finite=False)
-        z = scipy.linalg.solve_triangular(L, pair.d[idx], lower=True, check_finite=False)
+        # LAPACK directly: called at every leaf of the exact search
+        L, info = _potrf(B_S, lower=1, overwrite_a=1)
+        if info:
+            raise np.linalg.LinAlgError(
+                f"{info}-th leading minor of B_S is not positive definite")
+        z, _ = _trtrs(L, pair.d[idx], lower=1)
         return float(z @ z)
     k = idx.size
     return float(
         scipy.linalg.eigh(
-            pair.A[np.ix_(idx, idx)], B_S, eigvals_only=True, subset_by_index=[k - 1, k - 1],
+            submatrix(pair.A, idx), B_S, eigvals_only=True, subset_by_index=[k - 1, k - 1],
             check_finite=False,
         )[0]
     )
@@ -180,9 +196,10 @@ def rank_one_add_values(
     d, B = pair.d, pair.B
     if F.size == 0:
         return d[candidates] ** 2 / np.diag(B)[candidates]
-    L = scipy.linalg.cholesky(B[np.ix_(F, F)], lower=True, check_finite=False)
+    L = scipy.linalg.cholesky(submatrix(B, F), lower=True, check_finite=False)
     w = scipy.linalg.solve_triangular(L, d[F], lower=True, check_finite=False)
-    Lc = scipy.linalg.solve_triangular(L, B[np.ix_(F, candidates)], lower=True, check_finite=False)
+    Lc = scipy.linalg.solve_triangular(L, submatrix(B, F, candidates), lower=True,
+                                       check_finite=False)
     schur = np.diag(B)[candidates] - np.einsum("ij,ij->j", Lc, Lc)
     schur = np.maximum(schur, np.finfo(float).eps * np.diag(B)[candidates])
     return float(w @ w) + (d[candidates] - Lc.T @ w) ** 2 / schur
@@ -213,17 +230,17 @@ def rank_one_add_subsets_values(
     d, B = pair.d, pair.B
     c = candidates.size
     if F.size:
-        L = scipy.linalg.cholesky(B[np.ix_(F, F)], lower=True, check_finite=False)
+        L = scipy.linalg.cholesky(submatrix(B, F), lower=True, check_finite=False)
         w = scipy.linalg.solve_triangular(L, d[F], lower=True, check_finite=False)
-        Lc = scipy.linalg.solve_triangular(L, B[np.ix_(F, candidates)], lower=True,
+        Lc = scipy.linalg.solve_triangular(L, submatrix(B, F, candidates), lower=True,
                                            check_finite=False)
         base = float(w @ w)
         rho = d[candidates] - Lc.T @ w
-        C = B[np.ix_(candidates, candidates)] - Lc.T @ Lc
+        C = submatrix(B, candidates) - Lc.T @ Lc
     else:
         base = 0.0
         rho = d[candidates].astype(float)
-        C = B[np.ix_(candidates, candidates)].copy()
+        C = submatrix(B, candidates)
     idx = _combinations(c, r)
     if idx.shape[0] == 0:
         return idx, np.empty(0)

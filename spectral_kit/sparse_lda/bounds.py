@@ -13,6 +13,8 @@ the node; ``tests/test_sparse_lda_bounds.py`` checks each against brute force.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 __all__ = [
@@ -401,7 +403,7 @@ def schur_exclusion_losses(phi: np.ndarray, e: int) -> np.ndarray:
 
 
 def schur_kept_terms(P_free: np.ndarray, x_free: np.ndarray,
-                     r: int, t: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+                     r: int, t: np.ndarray | None = None) -> tuple[Any, np.ndarray]:
     """Rank one: the loss bound of :func:`schur_loss_terms` written over the r free
     variables that S keeps (R' = free ∖ R), tighter when r is small.
 
@@ -422,21 +424,29 @@ def schur_kept_terms(P_free: np.ndarray, x_free: np.ndarray,
     Σ_{i∈R'} (Q_ii + top_{r−1}{Q_ij : j ≠ i}). Collecting the terms of each i ∈ R' gives
     base − Σ_{i∈R'} ψ_i, and a sum of r of the ψ_i is at most the r largest. ∎
     With t = P_ff⁻¹ x_f (the search tries it too) and r = 0 the bound is exact: f(F).
+    A t of shape (D, m) evaluates D directions in one pass and returns base and ψ for each
+    (arrays of shapes (D,) and (D, m)).
     """
     m = x_free.size
     if t is None:
         t = x_free / P_free.diagonal()
-    Q = P_free * np.multiply.outer(t, t)
+    stacked = np.ndim(t) == 2
+    t = np.atleast_2d(t)  # (directions, m): all directions in one pass
+    Q = P_free[None, :, :] * (t[:, :, None] * t[:, None, :])
     q = t * x_free
-    s = Q.sum(axis=1)
-    sigma = float(s.sum())
-    own = Q.diagonal().copy()
+    s = Q.sum(axis=2)
+    sigma = s.sum(axis=1)
+    diag = np.arange(m)
+    own = Q[:, diag, diag].copy()
     if r > 1:
-        Q.flat[:: m + 1] = -np.inf
+        Q[:, diag, diag] = -np.inf
         own += top_sums(Q, r - 1)
-    c = _C_GRID[:, None]
-    psi = 2.0 * c * q[None, :] - 2.0 * c * c * s[None, :] + c * c * own[None, :]
-    base = 2.0 * _C_GRID * float(q.sum()) - _C_GRID * _C_GRID * sigma
+    c = _C_GRID[:, None, None]
+    psi = 2.0 * c * q[None] - 2.0 * c * c * s[None] + c * c * own[None]
+    base = 2.0 * _C_GRID[:, None] * q.sum(axis=1)[None] - (_C_GRID * _C_GRID)[:, None] * sigma
     totals = base - top_sums(psi, r)
-    best = int(np.argmax(totals))
-    return float(base[best]), psi[best]
+    best = np.argmax(totals, axis=0)
+    cols = np.arange(t.shape[0])
+    if stacked:
+        return base[best, cols], psi[best, cols]
+    return float(base[best[0], 0]), psi[best[0], 0]

@@ -74,6 +74,7 @@ from ._numerics import (
     rank_one_add_subsets_values,
     rank_one_add_values,
     secular_top_root,
+    submatrix,
     subset_value,
     subset_vector,
 )
@@ -88,12 +89,14 @@ __all__ = ["DEFAULT_GAP", "ESLDASearch", "eslda", "eslda_pair", "single_threaded
 DEFAULT_GAP = 1e-10
 
 _EPS = np.finfo(float).eps
+_TINY = np.finfo(float).tiny
 
 # LAPACK directly: the node matrices are small, and scipy.linalg's checks cost more than
 # the factorizations themselves.
 _potrf = scipy.linalg.lapack.dpotrf
 _potri = scipy.linalg.lapack.dpotri
 _trtri = scipy.linalg.lapack.dtrtri
+_posv = scipy.linalg.lapack.dposv
 
 
 class _NodeInfo:
@@ -102,10 +105,48 @@ class _NodeInfo:
 
     __slots__ = ("H", "extra", "f_T", "g", "margin")
 
-    def __init__(self, f_T: float, g: np.ndarray, H: np.ndarray | None, margin: float,
+    def __init__(self, f_T: float, g: np.ndarray, H: np.ndarray | _PairValues | None,
+                 margin: float,
                  extra: dict | None = None):
         self.f_T, self.g, self.H, self.margin = f_T, g, H, margin
         self.extra = extra
+
+
+class _PairValues:
+    """Rank one: the two-removal values f(T ∖ {i, j}) of a node, computed for the blocks
+    the search asks for (free variables only) rather than for all of T × T.
+
+    f(T∖{i,j}) = f(T) − [w_i w_j] [[P_ii P_ij] [P_ij P_jj]]⁻¹ [w_i w_j]ᵀ, with P = B_T⁻¹ and
+    w = P d_T; entries with i = j are −∞ (not a pair)."""
+
+    __slots__ = ("P", "f_T", "p", "w")
+
+    def __init__(self, P: np.ndarray, w: np.ndarray, f_T: float):
+        self.P, self.w, self.f_T = P, w, f_T
+        self.p = P.diagonal()
+
+    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        P_rc = submatrix(self.P, rows, cols)
+        p_r, p_c = self.p[rows], self.p[cols]
+        w_r, w_c = self.w[rows], self.w[cols]
+        det = np.multiply.outer(p_r, p_c)
+        det -= P_rc * P_rc
+        quad = np.multiply.outer(w_r * w_r, p_c)
+        quad += np.multiply.outer(p_r, w_c * w_c)
+        quad -= 2.0 * P_rc * np.multiply.outer(w_r, w_c)
+        same = np.equal.outer(rows, cols)
+        det[same] = 1.0
+        H = self.f_T - quad / det
+        H[same] = -np.inf
+        return H
+
+
+def _pairs_block(H: np.ndarray | _PairValues, rows: np.ndarray,
+                 cols: np.ndarray) -> np.ndarray:
+    """The (rows, cols) block of a node's two-removal values, stored or computed."""
+    if isinstance(H, _PairValues):
+        return H.block(rows, cols)
+    return H[np.ix_(rows, cols)]
 
 
 def _scaled(pair: MatrixPair) -> MatrixPair:
@@ -171,6 +212,7 @@ class _ReferenceSearch:
         self.pair, self.k, self.gap = pair, k, gap
         self.n = pair.n
         self.best_support, self.best_value = support, value
+        self._threshold = self._threshold_of(value)
         self._node_info = _rank_one_node if pair.rank_one else _general_node
         self.heap: list[tuple[float, int, int, bytes, bytes]] = []
         self.tie = count()
@@ -178,14 +220,20 @@ class _ReferenceSearch:
         self.push(np.inf, 0, np.zeros(self.n, dtype=bool), np.ones(self.n, dtype=bool))
 
     # -- incumbent --------------------------------------------------------------------------
+    def _threshold_of(self, value: float) -> float:
+        return value + self.gap * max(abs(value), _TINY)
+
     def threshold(self) -> float:
-        return self.best_value + self.gap * max(abs(self.best_value), np.finfo(float).tiny)
+        """What a node's bound must exceed to be worth expanding: the incumbent plus the
+        gap (kept up to date by :meth:`offer`; read several times at every node)."""
+        return self._threshold
 
     def offer(self, support: np.ndarray) -> None:
         """Evaluate a feasible support exactly and keep it if it beats the incumbent."""
         value = subset_value(self.pair, support)
         if value > self.best_value:
             self.best_value, self.best_support = value, np.sort(support)
+            self._threshold = self._threshold_of(value)
 
     def offer_best(self, supports: list[np.ndarray], bounds: np.ndarray, margin: float) -> None:
         """Exactly evaluate the candidate leaves whose computed value could be the best."""
@@ -223,14 +271,14 @@ class _ReferenceSearch:
     def exclusion_bounds(self, info: _NodeInfo, free: np.ndarray, e: int) -> np.ndarray:
         """For each free j, a bound on the node's subsets that leave j out."""
         if info.H is not None and e >= 2:
-            return info.H[np.ix_(free, free)].max(axis=1)
+            return _pairs_block(info.H, free, free).max(axis=1)
         return info.g[free]
 
     def child_bound(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, i: int,
                     e: int) -> float:
         """Bound of the Narendra–Fukunaga child i: leaves u_i out, keeps u_1 … u_{i−1}."""
         if info.H is not None and e >= 2:
-            return float(info.H[u[i], u[i + 1 :]].max())
+            return float(_pairs_block(info.H, u[i : i + 1], u[i + 1 :]).max())
         return float(h_sorted[i])
 
     def child_bounds(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, r: int,
@@ -292,7 +340,7 @@ class _ReferenceSearch:
             self.offer_best([np.delete(T, u) for u in free], g[free], margin)
             return
         if use_pairs and e == 2:  # S = T∖{u, v}
-            sub = H[np.ix_(free, free)]
+            sub = _pairs_block(H, free, free)
             iu, ju = np.triu_indices(free.size, 1)
             supports = [np.delete(T, [free[a], free[b]]) for a, b in zip(iu, ju)]
             self.offer_best(supports, sub[iu, ju], margin)
@@ -413,7 +461,7 @@ class _Search(_ReferenceSearch):
         if self.identity_B:
             P = np.eye(m)
         else:
-            c, info = _potrf(self.pair.B[np.ix_(T, T)], lower=1, clean=1, overwrite_a=1)
+            c, info = _potrf(submatrix(self.pair.B, T), lower=1, clean=1, overwrite_a=1)
             if info:
                 raise np.linalg.LinAlgError("B_T is not positive definite")
             P, info = _potri(c, lower=1, overwrite_c=1)
@@ -421,18 +469,8 @@ class _Search(_ReferenceSearch):
             P.flat[:: m + 1] *= 0.5
         w = P @ d_T
         f_T = float(d_T @ w)
-        p = P.diagonal()
-        w2 = w * w
-        g = f_T - w2 / p
-        det = np.multiply.outer(p, p)
-        det -= P * P
-        det.flat[:: m + 1] = 1.0
-        quad = np.multiply.outer(w2, p)
-        quad += quad.T
-        quad -= 2.0 * P * np.multiply.outer(w, w)
-        quad /= det
-        H = f_T - quad
-        H.flat[:: m + 1] = -np.inf
+        g = f_T - w * w / P.diagonal()
+        H = _PairValues(P, w, f_T)
         # ‖B_T‖_F ≤ m in correlation scale; ‖B_T⁻¹‖₂ ≤ ‖P‖_F
         cond = m * float(np.sqrt(np.vdot(P, P)))
         margin = 64.0 * m * _EPS * cond * abs(f_T)
@@ -440,13 +478,13 @@ class _Search(_ReferenceSearch):
 
     def _general_info(self, T: np.ndarray) -> _NodeInfo:
         m = T.size
-        A_T = self.pair.A[np.ix_(T, T)]
+        A_T = submatrix(self.pair.A, T)
         if self.identity_B:
             L = L_inv = None
             C = A_T
             cond = 1.0
         else:
-            L, info = _potrf(self.pair.B[np.ix_(T, T)], lower=1, clean=1, overwrite_a=1)
+            L, info = _potrf(submatrix(self.pair.B, T), lower=1, clean=1, overwrite_a=1)
             if info:
                 raise np.linalg.LinAlgError("B_T is not positive definite")
             L_inv, _ = _trtri(L, lower=1)
@@ -472,8 +510,8 @@ class _Search(_ReferenceSearch):
         R_i (for the branching order). ``iters``: steps of the Perron weight iteration."""
         if iters is None:
             iters = self.PERRON_ITERS
-        A_T = self.pair.A[np.ix_(T, T)]
-        absA_T = self.absA[np.ix_(T, T)]
+        A_T = submatrix(self.pair.A, T)
+        absA_T = submatrix(self.absA, T)
         b = bounds.wolkowicz_styan_bound(A_T, in_F, r, self.k)
         R = bounds.collatz_rows(A_T, absA_T, in_F, r)
         b = min(b, float(R.max()))
@@ -511,7 +549,7 @@ class _Search(_ReferenceSearch):
         """B = I: the soft-threshold bound at a few levels c around the last best one."""
         if not self.identity_B or not self.worth_trying("soft"):
             return False
-        A_T = self.pair.A[np.ix_(T, T)]
+        A_T = submatrix(self.pair.A, T)
         threshold = self.threshold() - self.cheap_margin(T.size) * T.size
         c0 = self.soft_c
         best, best_c = np.inf, c0
@@ -552,8 +590,8 @@ class _Search(_ReferenceSearch):
             return super().expand(F_mask, T_mask, own)
         self.nodes += 1
         if own:  # bounded when queued (and the threshold only rises): just the row order
-            A_T = self.pair.A[np.ix_(T, T)]
-            R = bounds.collatz_rows(A_T, self.absA[np.ix_(T, T)], in_F, r)
+            A_T = submatrix(self.pair.A, T)
+            R = bounds.collatz_rows(A_T, submatrix(self.absA, T), in_F, r)
             bound = np.inf
         else:
             b, R = self.cheap_bound(T, in_F, r, rows=True)
@@ -630,7 +668,7 @@ class _Search(_ReferenceSearch):
         extra = info.extra
         P = extra["P"]
         x = extra["w"]
-        phi, total = bounds.schur_loss_terms(P[np.ix_(free, free)], x[free], e)
+        phi, total = bounds.schur_loss_terms(submatrix(P, free), x[free], e)
         # the terms are sums of ≤ m entries, each ≤ f(T) in size, computed from P and x
         slack = free.size * info.margin
         phi_T = np.full(info.g.size, np.nan)
@@ -643,15 +681,22 @@ class _Search(_ReferenceSearch):
         node bound and keeps base, ψ (by position in T) and the slack for fixing and the
         children."""
         P, x = info.extra["P"], info.extra["w"]
-        P_ff, x_f = P[np.ix_(free, free)], x[free]
-        base, psi = bounds.schur_kept_terms(P_ff, x_f, r)
+        P_ff, x_f = submatrix(P, free), x[free]
         slack = free.size * info.margin
+        t = x_f / P_ff.diagonal()
+        # second direction: u = P_ff⁻¹ x_f, exact when nothing more is kept (any direction
+        # is valid: an inexact solve costs tightness, not validity)
+        failed = True
         if free.size > 1:
-            # second direction: u = P_ff⁻¹ x_f, exact when nothing more is kept
-            u = np.linalg.solve(P_ff, x_f)
-            base2, psi2 = bounds.schur_kept_terms(P_ff, x_f, r, u)
-            if base2 - bounds.top_sums(psi2, r) > base - bounds.top_sums(psi, r):
-                base, psi = base2, psi2
+            _, u, failed = _posv(P_ff, x_f, lower=1)
+        if failed:
+            base, psi = bounds.schur_kept_terms(P_ff, x_f, r, t)
+        else:
+            bases, psis = bounds.schur_kept_terms(P_ff, x_f, r, np.stack([t, u]))
+            totals = bases - bounds.top_sums(psis, r)
+            best = 1 if totals[1] > totals[0] else 0
+            base, psi = float(bases[best]), psis[best]
+            if best:
                 # |Q_ij| ≤ max_i u_i² P_ii, which may exceed f(T) (along x / diag(P) it
                 # cannot): the rounding slack grows with it
                 amp = float((u * u * P_ff.diagonal()).max()) / max(abs(info.f_T), _EPS)
@@ -727,7 +772,7 @@ class _Search(_ReferenceSearch):
         if cached is not None and cached[0] is free:
             return cached[1]
         if info.H is not None and e >= 2:
-            h = bounds.pair_exclusion_bounds(info.H[np.ix_(free, free)], e)
+            h = bounds.pair_exclusion_bounds(_pairs_block(info.H, free, free), e)
         else:
             h = bounds.removal_exclusion_bounds(info.g[free], e)
         phi = getattr(self, "_phi", None)
@@ -761,7 +806,7 @@ class _Search(_ReferenceSearch):
         bound = h_sorted[:rows].astype(float)
         if e >= 2:
             if info.H is not None:
-                X = info.H[np.ix_(u[:rows], u)]
+                X = _pairs_block(info.H, u[:rows], u)
             else:
                 X = np.broadcast_to(info.g[u], (rows, M))
             X = np.where(later, X, -np.inf)
