@@ -469,6 +469,53 @@ def test_rank_one_subset_values_equal_direct_evaluation(r):
             assert value == pytest.approx(subset_f(pair.A, pair.B, S), rel=1e-9, abs=1e-12)
 
 
+def test_pair_values_of_a_node_equal_direct_evaluation():
+    """The two-removal values f(T ∖ {i, j}) that a rank-one node computes for a block of
+    (rows, cols) on demand, against λ_max evaluated for each pair's subset; −∞ on i = j."""
+    from spectral_kit.sparse_lda._numerics import submatrix
+    from spectral_kit.sparse_lda.branch_bound import _PairValues
+
+    rng = np.random.default_rng(11)
+    for c in range(10):
+        n = int(rng.integers(5, 11))
+        A, B = random_case(rng, n, "rank_one", identity_B=c % 4 == 0)
+        d = np.sqrt(np.diag(A)) * np.sign(A[0])
+        T = np.sort(rng.choice(n, int(rng.integers(3, n + 1)), replace=False))
+        P = np.linalg.inv(submatrix(B, T))
+        assert np.array_equal(submatrix(B, T), B[np.ix_(T, T)])
+        w = P @ d[T]
+        H = _PairValues(P, w, float(d[T] @ w))
+        rows = np.sort(rng.choice(T.size, int(rng.integers(1, T.size + 1)), replace=False))
+        cols = np.sort(rng.choice(T.size, int(rng.integers(1, T.size + 1)), replace=False))
+        block = H.block(rows, cols)
+        for a, i in enumerate(rows):
+            for b, j in enumerate(cols):
+                if i == j:
+                    assert block[a, b] == -np.inf
+                else:
+                    S = np.delete(T, [i, j])
+                    expected = subset_f(A, B, S) if S.size else 0.0
+                    assert block[a, b] == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+def test_kept_terms_of_stacked_directions_equal_one_at_a_time():
+    """Several directions in one pass give each direction's own base and ψ."""
+    rng = np.random.default_rng(12)
+    for _ in range(20):
+        m = int(rng.integers(2, 15))
+        G = rng.standard_normal((m, m + 3))
+        P = G @ G.T / (m + 3) + 0.05 * np.eye(m)
+        x = rng.standard_normal(m)
+        r = int(rng.integers(0, m + 1))
+        Y = np.stack([x / np.diag(P), np.linalg.solve(P, x), rng.standard_normal(m)])
+        bases, psis = bounds.schur_kept_terms(P, x, r, Y)
+        assert bases.shape == (3,) and psis.shape == (3, m)
+        for y, base, psi in zip(Y, bases, psis):
+            base1, psi1 = bounds.schur_kept_terms(P, x, r, y)
+            assert base == pytest.approx(base1, rel=1e-12, abs=1e-12)
+            np.testing.assert_allclose(psi, psi1, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_child_bounds_never_cut_off_a_child(seed):
     """Every child the search bounds (all r + 1 of a node at once, on (r + 1) × |u| arrays)
