@@ -45,8 +45,10 @@ search above is kept as :class:`_ReferenceSearch`):
 * **Short finishes (rank one).** A node that needs at most three more variables is solved by
   one vectorized bordered-Cholesky pass over all the candidate subsets instead of a subtree;
   all r + 1 children of a node are bounded together, on (r + 1) × |u| arrays.
-* **Node kernels without wrappers.** LAPACK's ``dpotrf``/``dpotri``/``dtrtri`` directly, no
-  factorization at all when B = I.
+* **Node kernels without wrappers.** LAPACK's ``dpotrf``/``dpotri``/``dtrtri``/``dposv``
+  directly, no factorization at all when B = I, submatrices by ``take`` rather than ``ix_``;
+  the rank-one pair values f(T ∖ {i, j}) only for the blocks of free variables the bounds
+  read (:class:`_PairValues`).
 * **A stronger start.** GSLDA's support polished by a best-improvement one-swap local search.
 
 Bounds computed by cancellation carry a rounding margin (∝ eps · cond(B_T) · f(T)); a node is
@@ -401,8 +403,8 @@ class _ReferenceSearch:
 class _Search(_ReferenceSearch):
     """The search with cardinality bounds (:mod:`.bounds`) and low-overhead node kernels.
 
-    Node kernels call LAPACK directly (``dpotrf``/``dpotri``/``dtrtri``: no input checks,
-    no ``ix_`` on identity matrices) and skip the Cholesky factor when B = I. Bounds, in
+    Node kernels call LAPACK directly (``dpotrf``/``dpotri``/``dtrtri``/``dposv``: no input
+    checks, no ``ix_``) and skip the Cholesky factor when B = I. Bounds, in
     the order they are tried at a node:
 
     1. before any factorization, and only when they can bite (B = I or λ_min(B) not tiny):
