@@ -148,3 +148,32 @@ def test_unsupervised_selection_rows_report_quality_for_every_peer():
     for r in rows:
         for key in ("share relevant in top ours", "share relevant in top peer"):
             assert 0.0 <= r.extra[key] <= 1.0
+
+
+def test_eslda_profile_samples_are_valid_bounds_of_exact_node_optima():
+    """The search profile's sampled node bounds are never below the node's exact best,
+    which itself equals brute force over the node's subsets."""
+    import itertools
+
+    from spectral_kit.bench._eslda_profile import _node_best, profile_search
+    from spectral_kit.sparse_lda import random_pair
+    from spectral_kit.sparse_lda._numerics import subset_value
+    from spectral_kit.sparse_lda.pair import check_pair
+
+    p = random_pair(12, random_state=3)
+    pair = check_pair(p.d, p.B)
+    F, cand = np.array([0, 5, 9]), np.array([1, 2, 3, 6, 7, 10, 11])
+    brute = max(subset_value(pair, np.concatenate([F, R]))
+                for R in map(np.array, itertools.combinations(cand, 3)))
+    assert _node_best(pair, F, cand, 3) == pytest.approx(brute, rel=1e-10)
+
+    samples = 0
+    for seed in range(3):
+        p = random_pair(40, random_state=seed)
+        profile = profile_search(check_pair(p.d, p.B), 20, 30.0, sample_rate=1.0)
+        assert profile.upper_bound == pytest.approx(profile.value, rel=1e-9)  # certified
+        assert profile.pruned_by_own_bounds + profile.branched <= profile.nodes
+        for s in profile.samples:
+            assert s.bound >= s.exact * (1 - 1e-9)
+        samples += len(profile.samples)
+    assert samples > 0

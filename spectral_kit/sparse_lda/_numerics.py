@@ -193,16 +193,28 @@ def rank_one_add_values(
     With B_F = L Lᵀ, l_j = L⁻¹ B_{F,j}, w = L⁻¹ d_F: the value is
     ``‖w‖² + (d_j − l_jᵀ w)² / (B_jj − ‖l_j‖²)`` (the Schur complement of B_F).
     """
-    d, B = pair.d, pair.B
+    B = pair.B
     if F.size == 0:
-        return d[candidates] ** 2 / np.diag(B)[candidates]
+        return pair.d[candidates] ** 2 / np.diag(B)[candidates]
+    base, rho, Lc = _bordered(pair, F, candidates)
+    schur = np.diag(B)[candidates] - np.einsum("ij,ij->j", Lc, Lc)
+    schur = np.maximum(schur, np.finfo(float).eps * np.diag(B)[candidates])
+    return base + rho**2 / schur
+
+
+def _bordered(pair: MatrixPair, F: np.ndarray,
+              candidates: np.ndarray) -> tuple[float, np.ndarray, np.ndarray | None]:
+    """The bordered Cholesky step from a fixed set F (rank one): with B_F = L Lᵀ and
+    w = L⁻¹ d_F, returns f(F) = ‖w‖², the candidates' residuals ρ_j = d_j − (L⁻¹B_{F,j})ᵀ w
+    and Lc = L⁻¹ B_{F,c} (``None`` when F is empty: then ρ = d_c)."""
+    d, B = pair.d, pair.B
+    if not F.size:
+        return 0.0, d[candidates].astype(float), None
     L = scipy.linalg.cholesky(submatrix(B, F), lower=True, check_finite=False)
     w = scipy.linalg.solve_triangular(L, d[F], lower=True, check_finite=False)
     Lc = scipy.linalg.solve_triangular(L, submatrix(B, F, candidates), lower=True,
                                        check_finite=False)
-    schur = np.diag(B)[candidates] - np.einsum("ij,ij->j", Lc, Lc)
-    schur = np.maximum(schur, np.finfo(float).eps * np.diag(B)[candidates])
-    return float(w @ w) + (d[candidates] - Lc.T @ w) ** 2 / schur
+    return float(w @ w), d[candidates] - Lc.T @ w, Lc
 
 
 @functools.lru_cache(maxsize=256)
@@ -227,21 +239,11 @@ def rank_one_add_subsets_values(
     values. A non-positive pivot (C_RR numerically singular) gives −∞: such a subset is left
     to exact evaluation only if nothing else is near the top.
     """
-    d, B = pair.d, pair.B
-    c = candidates.size
-    if F.size:
-        L = scipy.linalg.cholesky(submatrix(B, F), lower=True, check_finite=False)
-        w = scipy.linalg.solve_triangular(L, d[F], lower=True, check_finite=False)
-        Lc = scipy.linalg.solve_triangular(L, submatrix(B, F, candidates), lower=True,
-                                           check_finite=False)
-        base = float(w @ w)
-        rho = d[candidates] - Lc.T @ w
-        C = submatrix(B, candidates) - Lc.T @ Lc
-    else:
-        base = 0.0
-        rho = d[candidates].astype(float)
-        C = submatrix(B, candidates)
-    idx = _combinations(c, r)
+    base, rho, Lc = _bordered(pair, F, candidates)
+    C = submatrix(pair.B, candidates)
+    if Lc is not None:
+        C -= Lc.T @ Lc
+    idx = _combinations(candidates.size, r)
     if idx.shape[0] == 0:
         return idx, np.empty(0)
     with np.errstate(divide="ignore", invalid="ignore"):
