@@ -516,23 +516,27 @@ def test_kept_terms_of_stacked_directions_equal_one_at_a_time():
             np.testing.assert_allclose(psi, psi1, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_child_bounds_never_cut_off_a_child(seed):
-    """Every child the search bounds (all r + 1 of a node at once, on (r + 1) × |u| arrays)
-    gets a bound, plus the node's rounding margin, at least the brute-force best of its own
-    subsets (−∞ only for a child with no subset), at every node of searches on random and
-    tie-heavy pairs, rank-one and general, B = I and B ≠ I."""
+def check_children(pairs, *, exact_subsets=None):
+    """Run ESLDA on each (A, B, k) with every child bound checked against brute force;
+    returns, per child-bounding node, whether any child had a subset and whether the node
+    had perspective terms. ``exact_subsets = 0`` turns off the direct finishes of r ≤ 3,
+    so that small pairs reach the children's bounds near the leaves too."""
     from spectral_kit.sparse_lda import branch_bound as bb
 
     checked = []
+    with_perspective = []
 
     class Checked(bb._Search):
+        if exact_subsets is not None:
+            EXACT_SUBSETS = exact_subsets
+
         def expand(self, F_mask, T_mask, own=False):
             self._node = np.flatnonzero(T_mask)
             return super().expand(F_mask, T_mask, own)
 
         def child_bounds(self, info, u, h_sorted, r, e):
             fast = super().child_bounds(info, u, h_sorted, r, e)
+            with_perspective.append(self._persp is not None and self._persp[0] is info)
             T_idx = self._node
             masks, values = self._all
             for i, bound in enumerate(fast):
@@ -551,10 +555,160 @@ def test_child_bounds_never_cut_off_a_child(seed):
     class CheckedESLDA(bb.ESLDASearch):
         _search_class = Checked
 
-    for _rng, A, B, k in cases(6000 + seed, 60, n_range=(9, 13)):
+    for A, B, k in pairs:
         pair = check_pair(A, B)
         search = CheckedESLDA(pair, k, gslda_pair(pair).support_at(k))
         search._search._all = all_values(search._search.pair.A, search._search.pair.B, k)
         search.advance()
         assert search.optimal
+    return checked, with_perspective
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_child_bounds_never_cut_off_a_child(seed):
+    """Every child the search bounds (all r + 1 of a node at once, on (r + 1) × |u| arrays)
+    gets a bound, plus the node's rounding margin, at least the brute-force best of its own
+    subsets (−∞ only for a child with no subset), at every node of searches on random and
+    tie-heavy pairs, rank-one and general, B = I and B ≠ I."""
+    pairs = ((A, B, k) for _rng, A, B, k in cases(6000 + seed, 60, n_range=(9, 13)))
+    checked, _ = check_children(pairs)
     assert sum(checked) > 50
+
+
+# --------------------------------------------------------------------------- perspective
+
+
+def rank_one_cases(rng, count):
+    """Rank-one pairs with B ≠ I: random SPD, Brownian-type (smooth: tiny λ_min, negative
+    couplings in B⁻¹) and equal loadings (ties)."""
+    for c in range(count):
+        n = int(rng.integers(5, 12))
+        _, B = random_case(rng, n, "rank_one", False)
+        if c % 3 == 1:
+            s = np.arange(1, n + 1, dtype=float)
+            B = np.minimum.outer(s, s) / np.sqrt(np.multiply.outer(s, s)) + 1e-3 * np.eye(n)
+        d = rng.standard_normal(n)
+        if c % 4 == 0:
+            d = np.repeat(rng.standard_normal(2), (n + 1) // 2)[:n]
+        yield n, d, B
+
+
+def node_arrays(B, d, F, T):
+    T_idx = np.flatnonzero(T)
+    free = np.flatnonzero(~F[T_idx])
+    P = np.linalg.inv(B[np.ix_(T_idx, T_idx)])
+    x = P @ d[T_idx]
+    return T_idx, free, P[np.ix_(free, free)], x[free], float(d[T_idx] @ x)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_perspective_bound_never_cuts_off_the_optimum(seed):
+    """Rank one, B ≠ I: f(T) − base + Σ_K ψ_i bounds every subset F ∪ K of a node, and the
+    same sum bounds the subsets that leave one free variable out or keep one and leave
+    another out (the search's fixing and children); with the default effort and with a
+    single solve (a far-from-optimal y and D: still valid, only looser)."""
+    from spectral_kit.sparse_lda.perspective import perspective_terms
+
+    rng = np.random.default_rng(700 + seed)
+    checked = 0
+    for n, d, B in rank_one_cases(rng, 60):
+        k = int(rng.integers(2, n - 1))
+        masks, values = all_values(np.outer(d, d), B, k)
+        t = tol(values) * 10
+        for _ in range(4):
+            F, T = random_node(rng, n, k)
+            T_idx, free, P_ff, x_f, f_T = node_arrays(B, d, F, T)
+            r = k - int(F.sum())
+            for effort in ({}, {"rounds": 0, "iters": 1}):
+                terms = perspective_terms(P_ff, x_f, r, **effort)
+                assert terms is not None
+                base, psi = terms
+                best = node_max(masks, values, F, T)
+                assert f_T - base + np.sort(psi)[::-1][:r].sum() >= best - t
+                for pos, j in enumerate(free):
+                    others = np.sort(np.delete(psi, pos))[::-1][:r].sum()
+                    assert f_T - base + others >= node_max(masks, values, F, T, T_idx[j]) - t
+                if free.size >= 3 and r >= 2:  # keeps free[1], leaves free[0] out
+                    F3 = F.copy()
+                    F3[T_idx[free[1]]] = True
+                    T3 = T.copy()
+                    T3[T_idx[free[0]]] = False
+                    kept = psi[1] + np.sort(psi[2:])[::-1][: r - 1].sum()
+                    assert f_T - base + kept >= node_max(masks, values, F3, T3) - t
+            checked += 1
+    assert checked == 240
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_children_with_perspective_terms_never_cut_off_a_child(seed):
+    """Rank one, B ≠ I, with the direct finishes off: the children's bounds with the
+    perspective terms (and those fixed since they were computed) against brute force."""
+    rng = np.random.default_rng(750 + seed)
+    pairs = []
+    for n, d, B in rank_one_cases(rng, 300):
+        if n >= 8:
+            pairs.append((np.outer(d, d), B, int(rng.integers(3, n - 2))))
+    checked, with_perspective = check_children(pairs, exact_subsets=0)
+    assert sum(checked) > 100
+    assert sum(with_perspective) > 30
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_split_terms_bound_every_subset_for_any_y_and_D(seed):
+    """The lemma behind the perspective bound, for random y and random diagonal D ⪯ Q
+    (not the ones the routine would pick): gain(K) ≤ c₀ + Σ_{i∈K} ψ_i for every K, with
+    the gain d̃_Kᵀ Q_KK⁻¹ d̃_K evaluated directly; equality at y = x, D → 0 for K = all."""
+    from spectral_kit.sparse_lda.perspective import split_terms
+
+    rng = np.random.default_rng(800 + seed)
+    for _ in range(200):
+        m = int(rng.integers(1, 8))
+        G = rng.standard_normal((m, m + 1))
+        Q = G @ G.T + rng.uniform(0.01, 0.5) * np.eye(m)
+        x = rng.standard_normal(m)
+        d_res = Q @ x
+        lam_min = np.linalg.eigvalsh(Q)[0]
+        D = rng.uniform(0.05, 1.0, m) * lam_min  # diagonal ⪯ λ_min I ⪯ Q
+        y = rng.standard_normal(m) * rng.choice([0.1, 1.0, 10.0])
+        c0, psi = split_terms(Q, d_res, D, y)
+        for size in range(1, m + 1):
+            for K in itertools.combinations(range(m), size):
+                K = list(K)
+                gain = d_res[K] @ np.linalg.solve(Q[np.ix_(K, K)], d_res[K])
+                assert gain <= c0 + psi[K].sum() + 1e-9 * max(1.0, abs(gain))
+        c0, psi = split_terms(Q, d_res, 1e-12 * D, x)
+        assert c0 + psi.sum() == pytest.approx(x @ d_res, rel=1e-6)
+
+
+def test_capped_simplex_solves_its_problem():
+    """z = argmin Σ a_i / z_i over 0 < z ≤ 1, Σz = r: feasible, the uncapped z_i are
+    proportional to √a_i and the capped ones have the largest a_i (the Lagrange conditions,
+    sufficient for this convex problem); and no random feasible z does better."""
+    from spectral_kit.sparse_lda.perspective import capped_simplex
+
+    rng = np.random.default_rng(9)
+    for _ in range(3000):
+        m = int(rng.integers(1, 12))
+        r = int(rng.integers(1, m + 1))
+        a = rng.exponential(size=m) * (rng.random(m) < 0.8)
+        if rng.random() < 0.1:
+            a[:] = np.round(a)  # ties and zeros
+        z = capped_simplex(a, r)
+        assert z.sum() == pytest.approx(r, rel=1e-12, abs=1e-10)  # z_i ≥ 1e-12: not 0
+        assert np.all(z > 0) and np.all(z <= 1)
+        pos = a > 0
+        if pos.sum() <= r:
+            np.testing.assert_allclose(z[pos], 1.0, rtol=1e-12)
+            continue
+        capped = z >= 1 - 1e-12
+        free = ~capped & pos
+        ratio = z[free] / np.sqrt(a[free])
+        assert np.ptp(ratio) <= 1e-12 * ratio.max()
+        assert np.all(np.sqrt(a[capped]) * ratio.max() >= 1 - 1e-12)
+        value = (a / z).sum()
+        for _ in range(5):  # random feasible points: a convex combination with r/m
+            w = rng.dirichlet(np.ones(m)) * r
+            if w.max() > 1:
+                continue
+            mix = 0.5 * z + 0.5 * w
+            assert value <= (a / mix).sum() * (1 + 1e-12)

@@ -82,6 +82,7 @@ from ._numerics import (
 )
 from .greedy import gslda_pair
 from .pair import MatrixPair, check_k, check_pair
+from .perspective import perspective_terms
 from .results import ESLDAResult, GSLDAPath
 from .spectrum import check_support
 
@@ -276,6 +277,11 @@ class _ReferenceSearch:
             return _pairs_block(info.H, free, free).max(axis=1)
         return info.g[free]
 
+    def branching_keys(self, free: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """What the free variables are sorted by for branching (increasing): their
+        exclusion bounds ``h``."""
+        return h
+
     def child_bound(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, i: int,
                     e: int) -> float:
         """Bound of the Narendra–Fukunaga child i: leaves u_i out, keeps u_1 … u_{i−1}."""
@@ -350,7 +356,7 @@ class _ReferenceSearch:
         if r <= self.exact_r(free.size):  # S = F ∪ R for r free variables R: solved directly
             self.solve_small(T[F_pos], T[free], r, margin)
             return
-        order = np.argsort(h, kind="stable")
+        order = np.argsort(self.branching_keys(free, h), kind="stable")
         u = free[order]
         h_sorted = h[order]
         depth = int(T_mask.size - T.size) + len(fixed)
@@ -429,6 +435,13 @@ class _Search(_ReferenceSearch):
     #: and at the root.
     PERRON_ITERS = 10
     PERRON_ROOT_ITERS = 200
+    #: Rank one, B ≠ I: nodes keeping at least this many more free variables get the
+    #: perspective bound (:func:`.perspective.perspective_terms`); below it the node is a
+    #: few direct evaluations away from its leaves.
+    PERSPECTIVE_MIN_R = 2
+    #: ... and no further steps on its split once its bound exceeds the threshold by more
+    #: than this fraction of f(T) (it will not prune; the children keep what it found).
+    PERSPECTIVE_GIVE_UP = 0.01
 
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, value: float, gap: float):
         n = pair.n
@@ -444,6 +457,9 @@ class _Search(_ReferenceSearch):
         self.pruned_early = 0
         self.stats: dict[str, tuple[int, int]] = {}
         self.perron_w = np.ones(n)
+        # B = I makes the Schur kept terms exact: nothing left for the relaxation to add
+        self.use_perspective = pair.rank_one and not self.identity_B
+        self._kept = self._persp = self._order = None
         super().__init__(pair, k, support, value, gap)
         if lam_B > 0 and k < n:
             # at the root the weights get many more steps: later nodes start from them
@@ -636,7 +652,14 @@ class _Search(_ReferenceSearch):
                 return self.record("schur_kept", True)
             self.record("schur_kept", False)
             h = np.minimum(h, self.kept_exclusion(info, free, e))
-            self._excl = (free, h)
+            self._excl = self._order = (free, h)
+            if (self.use_perspective and e >= 2 and r >= self.PERSPECTIVE_MIN_R
+                    and self.worth_trying("perspective")):
+                if self.perspective_bound(info, free, r) <= threshold:
+                    return self.record("perspective", True)
+                self.record("perspective", False)
+                h = np.minimum(h, self._side_exclusion(self._persp, info, free, e))
+                self._excl = (free, h)
         # The top-entries bound. With B ≠ I it goes through P_SS ⪰ B_S⁻¹, loose when S is
         # much smaller than T (and O(m³) a node): tried only on problems large enough to
         # amortize the tries, and dropped when it does not prune.
@@ -710,8 +733,34 @@ class _Search(_ReferenceSearch):
         self._kept = (info, base, psi_T, orig, slack)
         return info.f_T - base + float(bounds.top_sums(psi, r)) + slack
 
-    def _kept_state(self, info: _NodeInfo, free: np.ndarray):
-        cached = getattr(self, "_kept", None)
+    def perspective_bound(self, info: _NodeInfo, free: np.ndarray, r: int) -> float:
+        """Rank one, B ≠ I: :func:`.perspective.perspective_terms` over the free variables;
+        returns the node bound and keeps base, ψ and the slack (as :meth:`kept_terms`)."""
+        self._persp = None
+        slack = free.size * info.margin
+        stop = self.threshold() - info.margin - info.f_T - slack
+        terms = perspective_terms(submatrix(info.extra["P"], free), info.extra["w"][free], r,
+                                  stop=stop, give_up=self.PERSPECTIVE_GIVE_UP * abs(info.f_T))
+        if terms is None:
+            return np.inf
+        base, psi = terms
+        top = float(bounds.top_sums(psi, r))
+        # base and the ψ_i are differences of terms as large as themselves (and f(T)
+        # itself): the rounding slack grows with them
+        amp = (abs(base) + top) / max(abs(info.f_T), _EPS)
+        slack *= max(1.0, amp)
+        psi_T = np.zeros(info.g.size)
+        psi_T[free] = psi
+        orig = np.zeros(info.g.size, dtype=bool)
+        orig[free] = True
+        self._persp = (info, base, psi_T, orig, slack)
+        return info.f_T - base + top + slack
+
+    def _kept_state(self, info: _NodeInfo, free: np.ndarray, cached=None):
+        """(base, ψ by position in T, the ψ of the variables fixed since, slack) of a
+        kept-side bound (default the Schur kept terms) computed at this node, else None."""
+        if cached is None:
+            cached = self._kept
         if cached is None or cached[0] is not info:
             return None
         _, base, psi_T, orig, slack = cached
@@ -724,7 +773,12 @@ class _Search(_ReferenceSearch):
     def kept_exclusion(self, info: _NodeInfo, free: np.ndarray, e: int) -> np.ndarray:
         """For each free j, the kept-side bound on the subsets that leave j out: R' is
         the fixed-since variables plus r of the other free ones."""
-        state = self._kept_state(info, free)
+        return self._side_exclusion(self._kept, info, free, e)
+
+    def _side_exclusion(self, cached, info: _NodeInfo, free: np.ndarray,
+                        e: int) -> np.ndarray:
+        """:meth:`kept_exclusion` for the kept-side state ``cached``."""
+        state = self._kept_state(info, free, cached)
         if state is None:
             return np.full(free.size, np.inf)
         base, psi_T, mandatory, slack = state
@@ -786,7 +840,18 @@ class _Search(_ReferenceSearch):
             # r tightens every row's top_{r−1})
             self.kept_terms(info, free, free.size - e)
             h = np.minimum(h, self.kept_exclusion(info, free, e))
+            self._order = (free, h)
+            # the perspective terms stay those of the larger free set (valid, see
+            # _kept_state): recomputing them would cost more than the fixing gains
+            h = np.minimum(h, self._side_exclusion(self._persp, info, free, e))
         return h
+
+    def branching_keys(self, free: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """The exclusion bounds without the perspective terms. Those are tighter but rank
+        the variables differently, and on Brownian pairs sorting by them made the tree
+        several times larger."""
+        order = self._order
+        return order[1] if order is not None and order[0] is free else h
 
     def child_bounds(self, info: _NodeInfo, u: np.ndarray, h_sorted: np.ndarray, r: int,
                      e: int) -> np.ndarray:
@@ -824,8 +889,10 @@ class _Search(_ReferenceSearch):
                 Y = np.where(later, phi_T[u][None, :], np.inf)
                 low = np.partition(Y, e - 2, axis=1)[:, : e - 1].sum(axis=1)
             bound = np.minimum(bound, info.f_T - phi_T[u[:rows]] - low + slack)
-        state = self._kept_state(info, u)
-        if state is not None:
+        for cached in (self._kept, self._persp):
+            state = self._kept_state(info, u, cached)
+            if state is None:
+                continue
             base, psi_T, mandatory, slack = state
             psi = psi_T[u]
             prefix = np.concatenate([[0.0], np.cumsum(psi)])[:rows]
