@@ -842,15 +842,20 @@ class _Search(_ReferenceSearch):
         return 1
 
     def solve_small(self, F_idx: np.ndarray, cand: np.ndarray, r: int, margin: float) -> None:
-        if not self.pair.rank_one or r == 1:
+        if not self.pair.rank_one:
             return super().solve_small(F_idx, cand, r, margin)
-        idx, values = rank_one_add_subsets_values(self.pair, F_idx, cand, r)
+        if r == 1:
+            idx, values = None, rank_one_add_values(self.pair, F_idx, cand)
+        else:
+            idx, values = rank_one_add_subsets_values(self.pair, F_idx, cand, r)
         if values.size == 0:
             return
         top = float(values.max())
+        # supports built only for the subsets near the top (they are evaluated exactly)
         for i in np.flatnonzero(values >= top - 2.0 * margin):
             if values[i] + margin > self.threshold():
-                self.offer(np.concatenate([F_idx, cand[idx[i]]]))
+                chosen = cand[i : i + 1] if idx is None else cand[idx[i]]
+                self.offer(np.concatenate([F_idx, chosen]))
 
     def worth_trying(self, name: str) -> bool:
         tries, prunes = self.stats.get(name, (0, 0))
