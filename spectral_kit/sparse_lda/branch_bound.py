@@ -449,13 +449,13 @@ class _Search(_ReferenceSearch):
     #: perspective bound (:func:`.perspective.perspective_terms`); below it the node is a
     #: few direct evaluations away from its leaves.
     PERSPECTIVE_MIN_R = 2
+    #: ... and no further steps on its split once its bound exceeds the threshold by more
+    #: than this fraction of f(T) (it will not prune; the children keep what it found).
+    PERSPECTIVE_GIVE_UP = 0.01
     #: Rank one: nodes keeping at most this many more variables are solved directly from F
     #: (:meth:`solve_direct`), with this relative margin for near-ties.
     DIRECT_R = 3
     DIRECT_MARGIN = 1e-8
-    #: ... and no further steps on its split once its bound exceeds the threshold by more
-    #: than this fraction of f(T) (it will not prune; the children keep what it found).
-    PERSPECTIVE_GIVE_UP = 0.01
 
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, value: float, gap: float):
         n = pair.n
