@@ -712,3 +712,18 @@ def test_capped_simplex_solves_its_problem():
                 continue
             mix = 0.5 * z + 0.5 * w
             assert value <= (a / mix).sum() * (1 + 1e-12)
+
+
+def test_perspective_terms_decline_what_they_cannot_certify():
+    """No terms (None, so the search falls back on its other bounds) for a P_free that is
+    not positive definite, or too ill-conditioned for D ⪯ Q to be certain in floating point."""
+    from spectral_kit.sparse_lda.perspective import perspective_terms
+
+    x = np.array([1.0, -2.0, 0.5])
+    indefinite = np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    assert perspective_terms(indefinite, x, 2) is None
+    U = np.linalg.qr(np.random.default_rng(0).standard_normal((3, 3)))[0]
+    ill = U @ np.diag([1.0, 1e-8, 1e-15]) @ U.T
+    assert perspective_terms(0.5 * (ill + ill.T), x, 2) is None
+    base, psi = perspective_terms(np.eye(3), x, 2)  # B_T = I: exact, the top-2 of x²
+    assert base - np.sort(psi)[::-1][:2].sum() == pytest.approx(np.sort(x * x)[0], abs=1e-6)

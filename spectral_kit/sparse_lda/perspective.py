@@ -74,16 +74,17 @@ def capped_simplex(a: np.ndarray, r: int) -> np.ndarray:
 
 
 def _split(P_free: np.ndarray, log_s: np.ndarray,
-           safety: float) -> tuple[np.ndarray, np.ndarray]:
+           safety: float) -> tuple[np.ndarray, np.ndarray] | None:
     """D = s / λ_max(S^{1/2} P S^{1/2}) (less a margin) for s = exp(log_s): the largest
-    multiple of s with D ⪯ Q = P⁻¹; and the top eigenvector (for the step on log s)."""
+    multiple of s with D ⪯ Q = P⁻¹; and the top eigenvector (for the step on log s). None
+    if LAPACK's eigensolver does not converge."""
     m = log_s.size
     s = np.exp(log_s)
     root = np.sqrt(s)
     N = P_free * np.multiply.outer(root, root)
     w, V, _, _, info = _syevr(N, compute_v=1, range="I", il=m, iu=m)
     if info:
-        raise np.linalg.LinAlgError("top eigenvalue of the scaled P_free failed")
+        return None
     lam = float(w[0])
     return s / (lam * (1.0 + safety) + _TINY), V[:, 0]
 
@@ -170,7 +171,10 @@ def perspective_terms(P_free: np.ndarray, x_free: np.ndarray, r: int, *,
     best: tuple[float, float, np.ndarray] | None = None
     y = x_free
     for rnd in range(rounds + 1):
-        D, v = _split(P_free, log_s, safety)
+        split = _split(P_free, log_s, safety)
+        if split is None:
+            break
+        D, v = split
         z = capped_simplex(D * y * y, r)
         round_best: tuple[float, np.ndarray, np.ndarray] | None = None
         for _ in range(iters if rnd == 0 else inner):
