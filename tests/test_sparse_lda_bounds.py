@@ -357,6 +357,24 @@ def test_budget_returns_incumbent_and_a_valid_gap():
     assert ref.optimal and ref.value == pytest.approx(full.value, rel=1e-9)
 
 
+def check_kept_form(masks, values, F, T, free, offset, psi, r, t):
+    """A kept-side bound offset + Σ_{i∈K} ψ_i (K: the r free variables a subset keeps)
+    against brute force: the node (top r of ψ), every subset leaving one free variable out,
+    and the child that keeps free[1] and leaves free[0] out."""
+    T_idx = np.flatnonzero(T)
+    assert offset + np.sort(psi)[::-1][:r].sum() >= node_max(masks, values, F, T) - t
+    for pos, j in enumerate(free):
+        others = np.sort(np.delete(psi, pos))[::-1][:r].sum()
+        assert offset + others >= node_max(masks, values, F, T, T_idx[j]) - t
+    if free.size >= 3 and r >= 2:
+        F3 = F.copy()
+        F3[T_idx[free[1]]] = True
+        T3 = T.copy()
+        T3[T_idx[free[0]]] = False
+        kept = psi[1] + np.sort(psi[2:])[::-1][: r - 1].sum()
+        assert offset + kept >= node_max(masks, values, F3, T3) - t
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_schur_loss_bound_never_cuts_off_the_optimum(seed):
     """Rank one: f(T) − (e smallest φ) and its kept-side form f(T) − base + top_r(ψ), each
@@ -393,18 +411,7 @@ def test_schur_loss_bound_never_cuts_off_the_optimum(seed):
             # directions: t = x / diag(P) (default), P_ff⁻¹ x_f, and a random one
             for y in (None, np.linalg.solve(P_ff, x_f), rng.standard_normal(free.size)):
                 base, psi = bounds.schur_kept_terms(P_ff, x_f, r, y)
-                top = np.sort(psi)[::-1][:r].sum()
-                assert f_T - base + top >= node_max(masks, values, F, T) - t
-                for pos, j in enumerate(free):
-                    others = np.sort(np.delete(psi, pos))[::-1][:r].sum()
-                    assert f_T - base + others >= node_max(masks, values, F, T, T_idx[j]) - t
-                if free.size >= 3 and r >= 2:  # keeps free[1], leaves free[0] out
-                    F3 = F.copy()
-                    F3[T_idx[free[1]]] = True
-                    T3 = T.copy()
-                    T3[T_idx[free[0]]] = False
-                    kept = psi[1] + np.sort(psi[2:])[::-1][: r - 1].sum()
-                    assert f_T - base + kept >= node_max(masks, values, F3, T3) - t
+                check_kept_form(masks, values, F, T, free, f_T - base, psi, r, t)
             losses = bounds.schur_exclusion_losses(phi, e)
             for pos, j in enumerate(free):
                 assert f_T - losses[pos] >= node_max(masks, values, F, T, T_idx[j]) - t
@@ -598,7 +605,7 @@ def node_arrays(B, d, F, T):
     free = np.flatnonzero(~F[T_idx])
     P = np.linalg.inv(B[np.ix_(T_idx, T_idx)])
     x = P @ d[T_idx]
-    return T_idx, free, P[np.ix_(free, free)], x[free], float(d[T_idx] @ x)
+    return free, P[np.ix_(free, free)], x[free], float(d[T_idx] @ x)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -617,24 +624,13 @@ def test_perspective_bound_never_cuts_off_the_optimum(seed):
         t = tol(values) * 10
         for _ in range(4):
             F, T = random_node(rng, n, k)
-            T_idx, free, P_ff, x_f, f_T = node_arrays(B, d, F, T)
+            free, P_ff, x_f, f_T = node_arrays(B, d, F, T)
             r = k - int(F.sum())
             for effort in ({}, {"rounds": 0, "iters": 1}):
                 terms = perspective_terms(P_ff, x_f, r, **effort)
                 assert terms is not None
                 base, psi = terms
-                best = node_max(masks, values, F, T)
-                assert f_T - base + np.sort(psi)[::-1][:r].sum() >= best - t
-                for pos, j in enumerate(free):
-                    others = np.sort(np.delete(psi, pos))[::-1][:r].sum()
-                    assert f_T - base + others >= node_max(masks, values, F, T, T_idx[j]) - t
-                if free.size >= 3 and r >= 2:  # keeps free[1], leaves free[0] out
-                    F3 = F.copy()
-                    F3[T_idx[free[1]]] = True
-                    T3 = T.copy()
-                    T3[T_idx[free[0]]] = False
-                    kept = psi[1] + np.sort(psi[2:])[::-1][: r - 1].sum()
-                    assert f_T - base + kept >= node_max(masks, values, F3, T3) - t
+                check_kept_form(masks, values, F, T, free, f_T - base, psi, r, t)
             checked += 1
     assert checked == 240
 

@@ -764,11 +764,7 @@ class _Search(_ReferenceSearch):
                 # cannot): the rounding slack grows with it
                 amp = float((u * u * P_ff.diagonal()).max()) / max(abs(info.f_T), _EPS)
                 slack *= max(1.0, amp)
-        psi_T = np.zeros(info.g.size)
-        psi_T[free] = psi
-        orig = np.zeros(info.g.size, dtype=bool)
-        orig[free] = True
-        self._kept = (info, base, psi_T, orig, slack)
+        self._kept = self._side_state(info, free, base, psi, slack)
         return info.f_T - base + float(bounds.top_sums(psi, r)) + slack
 
     def perspective_bound(self, info: _NodeInfo, free: np.ndarray, r: int) -> float:
@@ -787,12 +783,19 @@ class _Search(_ReferenceSearch):
         # itself): the rounding slack grows with them
         amp = (abs(base) + top) / max(abs(info.f_T), _EPS)
         slack *= max(1.0, amp)
+        self._persp = self._side_state(info, free, base, psi, slack)
+        return info.f_T - base + top + slack
+
+    @staticmethod
+    def _side_state(info: _NodeInfo, free: np.ndarray, base: float, psi: np.ndarray,
+                    slack: float) -> tuple:
+        """What :meth:`_kept_state` reads back: a kept-side bound f(T) − base + Σ ψ with ψ
+        by position in T and the free set it was computed over."""
         psi_T = np.zeros(info.g.size)
         psi_T[free] = psi
         orig = np.zeros(info.g.size, dtype=bool)
         orig[free] = True
-        self._persp = (info, base, psi_T, orig, slack)
-        return info.f_T - base + top + slack
+        return info, base, psi_T, orig, slack
 
     def _kept_state(self, info: _NodeInfo, free: np.ndarray, cached=None):
         """(base, ψ by position in T, the ψ of the variables fixed since, slack) of a
