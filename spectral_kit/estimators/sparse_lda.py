@@ -60,6 +60,9 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
         rank-deficient. The value used is ``epsilon_``.
     max_seconds : float, optional
         Time limit of ESLDA; when reached, the incumbent is used (``optimal_`` is False).
+    n_jobs : int, optional
+        Worker processes for an ESLDA search that runs longer than half a second (None: one
+        process; −1: every CPU). The selection is certified either way.
 
     Attributes
     ----------
@@ -99,11 +102,13 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
         method: str = "gslda",
         regularization: float | str | None = "auto",
         max_seconds: float | None = None,
+        n_jobs: int | None = None,
     ):
         self.n_features_to_select = n_features_to_select
         self.method = method
         self.regularization = regularization
         self.max_seconds = max_seconds
+        self.n_jobs = n_jobs
 
     def fit(self, X: object, y: object) -> SparseLDA:
         """Select k features of ``X`` (samples × features) and fit LDA on them."""
@@ -143,7 +148,8 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
         elif method == "threshold":
             support = simple_threshold(A, sc.B, k, regularization=eps).support
         else:
-            result = eslda(A, sc.B, k, max_seconds=self.max_seconds, regularization=eps)
+            result = eslda(A, sc.B, k, max_seconds=self.max_seconds, regularization=eps,
+                           n_jobs=self.n_jobs)
             support, self.optimal_ = result.support, result.optimal
         pair = check_pair(A, sc.B, eps)
         self.value_, self.discriminant_ = subset_vector(pair, support)

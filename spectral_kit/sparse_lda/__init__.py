@@ -10,7 +10,9 @@ the generalized inclusion principle (Thm. 1, Eq. 8).
 * Algorithms: :func:`simple_threshold` (ST + renormalization fix), :func:`pearson_ranking`,
   :func:`greedy_forward`, :func:`greedy_backward`, :func:`gslda`, :func:`eslda`,
   :func:`exhaustive`.
-* Bounds of the exact search, each with its proof: :mod:`spectral_kit.sparse_lda.bounds`.
+* Bounds of the exact search, each with its proof: :mod:`spectral_kit.sparse_lda.bounds`
+  and :mod:`spectral_kit.sparse_lda.perspective`; the search on several worker processes
+  (``eslda(..., n_jobs=-1)``): :mod:`spectral_kit.sparse_lda.parallel`.
 * Curves for k = 1, …, n inside the bounds: :func:`sparsity_curves`; the Monte Carlo of
   Fig. 1 in batches: :func:`monte_carlo_batch`.
 * Data: :func:`scatter_matrices`, :func:`random_pair`; within-class regularization

@@ -91,6 +91,7 @@ from ._numerics import (
 )
 from .greedy import gslda_pair
 from .pair import MatrixPair, check_k, check_pair
+from .parallel import check_n_jobs, parallel_advance
 from .perspective import perspective_terms
 from .results import ESLDAResult, GSLDAPath
 from .spectrum import check_support
@@ -240,6 +241,13 @@ class _ReferenceSearch:
         gap (kept up to date by :meth:`offer`; read several times at every node)."""
         return self._threshold
 
+    def set_incumbent(self, support: np.ndarray, value: float) -> None:
+        """Take a subset evaluated elsewhere (another process of the same search) as the
+        incumbent if its value beats the current one."""
+        if value > self.best_value:
+            self.best_value, self.best_support = float(value), np.sort(support)
+            self._threshold = self._threshold_of(value)
+
     def offer(self, support: np.ndarray) -> None:
         """Evaluate a feasible support exactly and keep it if it beats the incumbent."""
         value = subset_value(self.pair, support)
@@ -255,6 +263,22 @@ class _ReferenceSearch:
         for i in np.flatnonzero(bounds >= top - 2.0 * margin):
             if bounds[i] + margin > self.threshold():
                 self.offer(supports[int(i)])
+
+    # -- pickling (worker processes, :mod:`.parallel`) --------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        """The search without its queue and without the state cached for the node being
+        expanded (a worker gets its share of the queue separately)."""
+        state = self.__dict__.copy()
+        state["heap"] = []
+        del state["tie"]
+        for name in ("_kept", "_persp", "_order", "_excl", "_phi"):
+            if name in state:
+                state[name] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.tie = count()
 
     # -- queue ------------------------------------------------------------------------------
     def push(self, bound: float, depth: int, F: np.ndarray, T: np.ndarray,
@@ -983,6 +1007,9 @@ class ESLDASearch:
     _search_class: type = _Search
     _polish = True
     POLISH_MIN_N = 24
+    #: With several worker processes: seconds of serial search first. Most searches end
+    #: within them, and starting the workers costs about as much.
+    PARALLEL_AFTER = 0.5
 
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, gap: float = DEFAULT_GAP):
         self.pair, self.k = pair, int(k)
@@ -1003,18 +1030,29 @@ class ESLDASearch:
 
     def advance(
         self, deadline: float | None = None, max_nodes: int | None = None,
-        *, at_least_one: bool = True,
+        *, at_least_one: bool = True, n_jobs: int = 1,
     ) -> str:
         """Expand nodes until the optimum is certified, ``max_nodes`` nodes in all are
         expanded or ``time.perf_counter()`` passes ``deadline`` (by default at least one
         node per call, so that every slice makes progress); returns why it stopped:
-        "completed", "max_nodes", "max_seconds" or "stopped" (after :meth:`stop`)."""
+        "completed", "max_nodes", "max_seconds" or "stopped" (after :meth:`stop`).
+
+        With ``n_jobs`` > 1 (a validated count, :func:`.parallel.check_n_jobs`), a search
+        not certified within :attr:`PARALLEL_AFTER` seconds goes on in that many worker
+        processes (:func:`.parallel.parallel_advance`)."""
         if self.stopped:
             return "stopped"
         start = time.perf_counter()
         try:
-            stopped_by, _ = self._search.advance(deadline, max_nodes,
+            serial_deadline = deadline
+            if n_jobs > 1:
+                warm = start + self.PARALLEL_AFTER
+                serial_deadline = warm if deadline is None else min(deadline, warm)
+            stopped_by, _ = self._search.advance(serial_deadline, max_nodes,
                                                  at_least_one=at_least_one)
+            if (n_jobs > 1 and stopped_by == "max_seconds"
+                    and (deadline is None or time.perf_counter() < deadline)):
+                stopped_by = parallel_advance(self._search, n_jobs, deadline, max_nodes)
         finally:
             self.seconds += time.perf_counter() - start
         self.optimal = stopped_by == "completed"
@@ -1078,6 +1116,7 @@ def eslda(
     max_seconds: float | None = None,
     max_nodes: int | None = None,
     regularization: Any = None,
+    n_jobs: int | None = None,
 ) -> ESLDAResult:
     """Exact sparse LDA (ESLDA): the k-subset with the largest λ_max(A_S, B_S), certified.
 
@@ -1106,6 +1145,10 @@ def eslda(
         termination", Sec. 2.3).
     regularization : None, float or "auto"
         B ← B + εI; reported as ``epsilon``.
+    n_jobs : int, optional
+        Worker processes for a search that is not certified within half a second
+        (:mod:`.parallel`): None or 1 runs in this process, −1 on every available CPU. The
+        result is certified either way; the node count varies from run to run.
 
     Returns
     -------
@@ -1128,9 +1171,11 @@ def eslda(
             f"init is a GSLDA path over {init.values.size} features but A and B have "
             f"{pair.n}; pass the path computed for this pair."
         )
+    n_jobs = check_n_jobs(n_jobs)
     with single_threaded_blas():
         return eslda_pair(
-            pair, k, init=init, gap=gap, max_seconds=max_seconds, max_nodes=max_nodes
+            pair, k, init=init, gap=gap, max_seconds=max_seconds, max_nodes=max_nodes,
+            n_jobs=n_jobs,
         )
 
 
@@ -1152,9 +1197,11 @@ def eslda_pair(
     gap: float = DEFAULT_GAP,
     max_seconds: float | None = None,
     max_nodes: int | None = None,
+    n_jobs: int = 1,
     _reference: bool = False,
 ) -> ESLDAResult:
-    """:func:`eslda` on a validated pair with validated arguments (no BLAS thread change).
+    """:func:`eslda` on a validated pair with validated arguments (no BLAS thread change;
+    ``n_jobs`` a count ≥ 1).
 
     ``_reference=True`` runs the search with the inclusion bounds alone, as first written
     (for benchmarks and tests that compare the two)."""
@@ -1164,7 +1211,7 @@ def eslda_pair(
     search = (_ReferenceESLDASearch if _reference else ESLDASearch)(pair, k, support, gap)
     start = time.perf_counter()
     deadline = None if max_seconds is None else start + max_seconds
-    stopped_by = search.advance(deadline, max_nodes, at_least_one=False)
+    stopped_by = search.advance(deadline, max_nodes, at_least_one=False, n_jobs=n_jobs)
     seconds = time.perf_counter() - start
     value, x = subset_vector(pair, search.support)
     return ESLDAResult(

@@ -1,0 +1,118 @@
+"""ESLDA on worker processes: the same certified optimum as one process and as brute force,
+and the same anytime bracket when stopped early."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from spectral_kit import SparseLDA
+from spectral_kit import sparse_lda as sl
+from spectral_kit.sparse_lda import parallel
+from spectral_kit.sparse_lda.branch_bound import ESLDASearch, _scaled, _Search
+from spectral_kit.sparse_lda.pair import check_pair
+
+RTOL = 1e-9
+
+
+@pytest.fixture
+def at_once(monkeypatch):
+    """Workers from the first node on, with short slices: small searches then go through
+    several rounds of sharing out and merging back. Returns the list of the share counts
+    handed out, round by round."""
+    monkeypatch.setattr(ESLDASearch, "PARALLEL_AFTER", 0.0)
+    monkeypatch.setattr(parallel, "MIN_SLICE_SECONDS", 0.003)
+    monkeypatch.setattr(parallel, "MAX_SLICE_SECONDS", 0.003)
+    rounds: list[int] = []
+    shares = parallel._shares
+
+    def counted(entries, parts):
+        out = shares(entries, parts)
+        rounds.append(len(out))
+        return out
+
+    monkeypatch.setattr(parallel, "_shares", counted)
+    return rounds
+
+
+def _pair(kind: str, seed: int, n: int):
+    if kind == "pca":
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((3 * n, n)) @ rng.standard_normal((n, n))
+        return np.corrcoef(X, rowvar=False), np.eye(n)
+    rp = sl.random_pair(n, kind=kind, random_state=seed)
+    return (rp.d if kind == "rank_one" else rp.A), rp.B
+
+
+@pytest.mark.parametrize("kind", ["rank_one", "general", "pca"])
+def test_workers_certify_the_brute_force_optimum(kind, at_once):
+    A, B = _pair(kind, 11, 14)
+    exact = sl.exhaustive_path(A, B)
+    for k in (3, 7, 10):
+        # a poor start, so that better subsets are found by the workers and shared
+        res = sl.eslda(A, B, k, init=np.arange(k), n_jobs=2)
+        assert res.optimal and res.stopped_by == "completed"
+        assert res.value == pytest.approx(exact.values[k - 1], rel=RTOL)
+        assert res.upper_bound >= res.value
+        assert res.nodes_expanded >= 1
+
+
+def test_workers_and_one_process_agree_on_a_longer_search(at_once):
+    rp = sl.random_pair(40, random_state=1)
+    one = sl.eslda(rp.d, rp.B, 20)
+    two = sl.eslda(rp.d, rp.B, 20, n_jobs=2)
+    assert one.optimal and two.optimal
+    assert two.value == pytest.approx(one.value, rel=RTOL)
+    # it went through the workers, in several rounds, and both had work at once
+    assert len(at_once) >= 2 and max(at_once) == 2
+
+
+def test_a_budget_still_brackets_the_optimum(at_once):
+    rp = sl.random_pair(40, random_state=2)
+    full = sl.eslda(rp.d, rp.B, 20)
+    for budget in ({"max_nodes": 30}, {"max_seconds": 0.02}):
+        res = sl.eslda(rp.d, rp.B, 20, n_jobs=2, **budget)
+        assert res.value <= full.value * (1 + RTOL)
+        assert res.upper_bound >= full.value * (1 - RTOL)
+        if not res.optimal:
+            assert res.stopped_by == next(iter(budget))
+
+
+def test_the_search_state_travels_without_its_queue():
+    rp = sl.random_pair(20, random_state=0)
+    pair = _scaled(check_pair(rp.d, rp.B))
+    search = _Search(pair, 8, np.arange(8), 0.0, 1e-10)
+    clone = pickle.loads(pickle.dumps(search))
+    assert search.heap and not clone.heap
+    assert clone.threshold() == search.threshold()
+    clone.set_incumbent(np.arange(8, 16), 1e300)
+    assert clone.best_value == 1e300 and list(clone.best_support) == list(range(8, 16))
+    clone.set_incumbent(np.arange(8), -1.0)  # a worse one is ignored
+    assert clone.best_value == 1e300
+    assert search.best_value == 0.0  # the original is untouched
+
+
+def test_n_jobs_follows_scikit_learn():
+    cpus = parallel.available_cpus()
+    assert parallel.check_n_jobs(None) == 1
+    assert parallel.check_n_jobs(3) == 3
+    assert parallel.check_n_jobs(-1) == cpus
+    assert parallel.check_n_jobs(-2) == max(1, cpus - 1)
+    assert parallel.check_n_jobs(-10_000) == 1
+    with pytest.raises(ValueError, match="n_jobs must not be 0"):
+        sl.eslda(np.ones(3), np.eye(3), 2, n_jobs=0)
+    with pytest.raises(TypeError, match="n_jobs must be an integer"):
+        sl.eslda(np.ones(3), np.eye(3), 2, n_jobs=1.5)
+
+
+def test_sparse_lda_estimator_passes_n_jobs(at_once):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((120, 12))
+    y = (X[:, 0] + 0.5 * X[:, 3] + 0.3 * rng.standard_normal(120) > 0).astype(int)
+    one = SparseLDA(4, method="eslda").fit(X, y)
+    two = SparseLDA(4, method="eslda", n_jobs=2).fit(X, y)
+    assert two.optimal_ and one.optimal_
+    assert two.value_ == pytest.approx(one.value_, rel=RTOL)
+    assert two.get_params()["n_jobs"] == 2
