@@ -22,6 +22,7 @@ def at_once(monkeypatch):
     """Workers from the first node on, with short slices: small searches then go through
     several rounds of sharing out and merging back. Returns the list of the share counts
     handed out, round by round."""
+    monkeypatch.setattr(ESLDASearch, "START_WORKERS_AFTER", 0.0)
     monkeypatch.setattr(ESLDASearch, "PARALLEL_AFTER", 0.0)
     monkeypatch.setattr(parallel, "MIN_SLICE_SECONDS", 0.003)
     monkeypatch.setattr(parallel, "MAX_SLICE_SECONDS", 0.003)
@@ -116,3 +117,19 @@ def test_sparse_lda_estimator_passes_n_jobs(at_once):
     assert two.optimal_ and one.optimal_
     assert two.value_ == pytest.approx(one.value_, rel=RTOL)
     assert two.get_params()["n_jobs"] == 2
+
+
+def test_a_worker_asks_for_the_state_once_per_run():
+    rp = sl.random_pair(20, random_state=0)
+    pair = _scaled(check_pair(rp.d, rp.B))
+    search = _Search(pair, 8, np.arange(8), 0.0, 1e-10)
+    payload = pickle.dumps(search)
+    root = list(search.heap)
+    args = (search.best_value, search.best_support, 10.0, 5)
+    assert parallel._run_slice("run-a", None, root, *args) is None  # never saw run-a
+    value, support, open_nodes, expanded = parallel._run_slice("run-a", payload, root, *args)
+    assert expanded >= 1 and value >= 0.0 and len(support) == 8
+    # later slices of the same run go without the state
+    again = parallel._run_slice("run-a", None, open_nodes, value, support, 10.0, 5)
+    assert again is not None and again[0] >= value
+    assert parallel._run_slice("run-b", None, root, *args) is None  # a new run

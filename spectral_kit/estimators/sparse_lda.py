@@ -61,7 +61,7 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
     max_seconds : float, optional
         Time limit of ESLDA; when reached, the incumbent is used (``optimal_`` is False).
     n_jobs : int, optional
-        Worker processes for an ESLDA search that runs longer than half a second (None: one
+        Worker processes for an ESLDA search that runs longer than two seconds (None: one
         process; −1: every CPU). The selection is certified either way.
 
     Attributes

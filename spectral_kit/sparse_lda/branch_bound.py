@@ -91,7 +91,7 @@ from ._numerics import (
 )
 from .greedy import gslda_pair
 from .pair import MatrixPair, check_k, check_pair
-from .parallel import check_n_jobs, parallel_advance
+from .parallel import check_n_jobs, parallel_advance, start_workers
 from .perspective import perspective_terms
 from .results import ESLDAResult, GSLDAPath
 from .spectrum import check_support
@@ -1007,9 +1007,12 @@ class ESLDASearch:
     _search_class: type = _Search
     _polish = True
     POLISH_MIN_N = 24
-    #: With several worker processes: seconds of serial search first. Most searches end
-    #: within them, and starting the workers costs about as much.
-    PARALLEL_AFTER = 0.5
+    #: With several worker processes: the workers are started after this many seconds of
+    #: search in this process (most searches end sooner, and never start them), and take
+    #: over after PARALLEL_AFTER (a worker takes about two seconds to import the kit; the
+    #: search goes on here meanwhile).
+    START_WORKERS_AFTER = 0.2
+    PARALLEL_AFTER = 2.0
 
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, gap: float = DEFAULT_GAP):
         self.pair, self.k = pair, int(k)
@@ -1039,24 +1042,38 @@ class ESLDASearch:
 
         With ``n_jobs`` > 1 (a validated count, :func:`.parallel.check_n_jobs`), a search
         not certified within :attr:`PARALLEL_AFTER` seconds goes on in that many worker
-        processes (:func:`.parallel.parallel_advance`)."""
+        processes (:func:`.parallel.parallel_advance`; :meth:`_advance_on_workers`)."""
         if self.stopped:
             return "stopped"
         start = time.perf_counter()
         try:
-            serial_deadline = deadline
-            if n_jobs > 1:
-                warm = start + self.PARALLEL_AFTER
-                serial_deadline = warm if deadline is None else min(deadline, warm)
-            stopped_by, _ = self._search.advance(serial_deadline, max_nodes,
-                                                 at_least_one=at_least_one)
-            if (n_jobs > 1 and stopped_by == "max_seconds"
-                    and (deadline is None or time.perf_counter() < deadline)):
-                stopped_by = parallel_advance(self._search, n_jobs, deadline, max_nodes)
+            if n_jobs == 1:
+                stopped_by, _ = self._search.advance(deadline, max_nodes,
+                                                     at_least_one=at_least_one)
+            else:
+                stopped_by = self._advance_on_workers(start, deadline, max_nodes,
+                                                      at_least_one, n_jobs)
         finally:
             self.seconds += time.perf_counter() - start
         self.optimal = stopped_by == "completed"
         return stopped_by
+
+    def _advance_on_workers(self, start: float, deadline: float | None,
+                            max_nodes: int | None, at_least_one: bool, n_jobs: int) -> str:
+        """:meth:`advance` with ``n_jobs`` > 1: here first, the workers started after
+        :attr:`START_WORKERS_AFTER` seconds, and the queue handed to them after
+        :attr:`PARALLEL_AFTER`."""
+        stopped_by = "max_seconds"
+        for phase, after in enumerate((self.START_WORKERS_AFTER, self.PARALLEL_AFTER)):
+            until = start + after if deadline is None else min(deadline, start + after)
+            stopped_by, _ = self._search.advance(until, max_nodes,
+                                                 at_least_one=at_least_one and phase == 0)
+            out_of_time = deadline is not None and time.perf_counter() >= deadline
+            if stopped_by != "max_seconds" or out_of_time:
+                return stopped_by
+            if phase == 0:
+                start_workers(n_jobs)
+        return parallel_advance(self._search, n_jobs, deadline, max_nodes)
 
     def stop(self) -> None:
         """Give up: keep the incumbent and the certified bound, free the queue."""
@@ -1146,7 +1163,7 @@ def eslda(
     regularization : None, float or "auto"
         B ← B + εI; reported as ``epsilon``.
     n_jobs : int, optional
-        Worker processes for a search that is not certified within half a second
+        Worker processes for a search that is not certified within two seconds
         (:mod:`.parallel`): None or 1 runs in this process, −1 on every available CPU. The
         result is certified either way; the node count varies from run to run.
 

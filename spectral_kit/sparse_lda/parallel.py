@@ -35,7 +35,7 @@ from joblib.externals.loky import get_reusable_executor
 
 from ..validation import check_int
 
-__all__ = ["available_cpus", "check_n_jobs", "parallel_advance"]
+__all__ = ["available_cpus", "check_n_jobs", "parallel_advance", "start_workers"]
 
 #: Seconds a worker spends on its share of the queue before it reports back: a fifth of
 #: the time the workers have run so far, within these limits. Short slices at first share
@@ -75,18 +75,34 @@ def _executor(n_jobs: int) -> Any:
         max_workers=n_jobs, initializer=_init_worker, env=_SINGLE_THREADED)
 
 
+def start_workers(n_jobs: int) -> None:
+    """Start ``n_jobs`` workers without waiting for them: each imports NumPy, SciPy and the
+    kit (about two seconds) while the search goes on here."""
+    executor = _executor(n_jobs)
+    for _ in range(n_jobs):
+        executor.submit(_ready)
+
+
+def _ready() -> bool:
+    return True
+
+
 def _init_worker() -> None:
     # an interrupt is the driver's to handle: it kills the workers
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_slice(token: str, payload: bytes, nodes: list, value: float, support: np.ndarray,
-               seconds: float, max_nodes: int | None) -> tuple:
+def _run_slice(token: str, payload: bytes | None, nodes: list, value: float,
+               support: np.ndarray, seconds: float, max_nodes: int | None) -> tuple | None:
     """Expand ``nodes`` (heap entries) best first for at most ``seconds`` under the
     incumbent (``support``, ``value``); return the best support found and its value, the
-    entries still open and the number of nodes expanded."""
+    entries still open and the number of nodes expanded. The search state (``payload``)
+    is sent with a worker's first slice of a run only: a worker that has not seen the run
+    returns None, and the share comes back with the state."""
     search = _WORKER.get(token)
     if search is None:
+        if payload is None:
+            return None
         _WORKER.clear()  # an earlier run's state
         search = _WORKER[token] = pickle.loads(payload)
     search.set_incumbent(support, value)
@@ -114,8 +130,17 @@ def parallel_advance(search: Any, n_jobs: int, deadline: float | None = None,
     token = uuid.uuid4().hex
     payload = pickle.dumps(search, protocol=pickle.HIGHEST_PROTOCOL)
     executor = _executor(n_jobs)
-    running: set = set()
+    running: dict = {}  # future → (share, seconds, node budget)
     start = time.perf_counter()
+    # the state (the pair and the bounds' caches, O(n²)) goes with the first slices only
+    with_state = n_jobs
+
+    def submit(share: list, state: bool, seconds: float, budget: int | None) -> None:
+        future = executor.submit(
+            _run_slice, token, payload if state else None, share, search.best_value,
+            search.best_support, seconds, budget)
+        running[future] = (share, seconds, budget)
+
     try:
         while True:
             threshold = search.threshold()
@@ -131,15 +156,22 @@ def parallel_advance(search: Any, n_jobs: int, deadline: float | None = None,
                 budget = None if max_nodes is None else math.ceil(
                     (max_nodes - search.nodes) / n_jobs)
                 for share in _shares(search.heap, n_jobs - len(running)):
-                    running.add(executor.submit(
-                        _run_slice, token, payload, share, search.best_value,
-                        search.best_support, seconds, budget))
+                    submit(share, with_state > 0, seconds, budget)
+                    with_state -= 1
                 search.heap = []
             if not running:
                 break
-            done, running = wait(running, return_when=FIRST_COMPLETED)
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
-                value, support, open_nodes, expanded = future.result()
+                share, seconds, budget = running.pop(future)
+                result = future.result()
+                if result is None:  # a worker new to this run: again, with the state
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        search.heap.extend(share)
+                    else:
+                        submit(share, True, seconds, budget)
+                    continue
+                value, support, open_nodes, expanded = result
                 search.nodes += expanded
                 search.set_incumbent(support, value)
                 search.heap.extend(open_nodes)
