@@ -685,7 +685,7 @@ class _Search(_ReferenceSearch):
         in_F = F_mask[T]
         r = self.k - int(in_F.sum())
         free = T.size - (self.k - r)
-        if not 1 <= r <= self.DIRECT_R or free <= r or math.comb(free, r) > self.EXACT_SUBSETS:
+        if not 1 <= r <= min(self.DIRECT_R, self.exact_r(free)) or free <= r:
             return False
         self.nodes += 1
         # the values are compared with each other and with the incumbent only to choose
@@ -1063,7 +1063,6 @@ class ESLDASearch:
         """:meth:`advance` with ``n_jobs`` > 1: here first, the workers started after
         :attr:`START_WORKERS_AFTER` seconds, and the queue handed to them after
         :attr:`PARALLEL_AFTER`."""
-        stopped_by = "max_seconds"
         for phase, after in enumerate((self.START_WORKERS_AFTER, self.PARALLEL_AFTER)):
             until = start + after if deadline is None else min(deadline, start + after)
             stopped_by, _ = self._search.advance(until, max_nodes,
