@@ -1009,8 +1009,8 @@ class ESLDASearch:
     POLISH_MIN_N = 24
     #: With several worker processes: the workers are started after this many seconds of
     #: search in this process (most searches end sooner, and never start them), and take
-    #: over after PARALLEL_AFTER (a worker takes about two seconds to import the kit; the
-    #: search goes on here meanwhile).
+    #: over after PARALLEL_AFTER: a worker needs most of a second to start and import the
+    #: kit on an idle machine, longer beside a running search.
     START_WORKERS_AFTER = 0.2
     PARALLEL_AFTER = 2.0
 

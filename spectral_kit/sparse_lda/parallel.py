@@ -77,7 +77,7 @@ def _executor(n_jobs: int) -> Any:
 
 def start_workers(n_jobs: int) -> None:
     """Start ``n_jobs`` workers without waiting for them: each imports NumPy, SciPy and the
-    kit (about two seconds) while the search goes on here."""
+    kit (most of a second on an idle machine) while the search goes on here."""
     executor = _executor(n_jobs)
     for _ in range(n_jobs):
         executor.submit(_ready)
