@@ -210,10 +210,12 @@ def _bordered(pair: MatrixPair, F: np.ndarray,
     d, B = pair.d, pair.B
     if not F.size:
         return 0.0, d[candidates].astype(float), None
-    L = scipy.linalg.cholesky(submatrix(B, F), lower=True, check_finite=False)
-    w = scipy.linalg.solve_triangular(L, d[F], lower=True, check_finite=False)
-    Lc = scipy.linalg.solve_triangular(L, submatrix(B, F, candidates), lower=True,
-                                       check_finite=False)
+    # LAPACK directly: at the leaves of ESLDA this runs thousands of times on small B_F
+    L, info = _potrf(submatrix(B, F), lower=1, clean=1, overwrite_a=1)
+    if info:
+        raise np.linalg.LinAlgError("B_F is not positive definite")
+    w, _ = _trtrs(L, d[F], lower=1)
+    Lc, _ = _trtrs(L, submatrix(B, F, candidates), lower=1)
     return float(w @ w), d[candidates] - Lc.T @ w, Lc
 
 

@@ -450,9 +450,9 @@ class _Search(_ReferenceSearch):
        the trace–Frobenius, row-sum, fixed-block and Perron-weighted row-sum bounds on A
        (:func:`.bounds.perron_rows_bound`), divided by λ_min(B) when B ≠ I;
     2. the cardinality forms of the one- and (rank one) two-removal bounds;
-    3. rank one: the Schur loss bounds, removed side and kept side
-       (:func:`.bounds.schur_loss_terms`, :func:`.bounds.schur_kept_terms`), and with B ≠ I
-       the perspective bound (:func:`.perspective.perspective_terms`);
+    3. rank one, B ≠ I: the perspective bound (:func:`.perspective.perspective_terms`);
+    then the Schur loss bounds, removed side and kept side
+       (:func:`.bounds.schur_loss_terms`, :func:`.bounds.schur_kept_terms`);
     4. the generalized top-entries bound from the node's own eigenpairs (rank one: P = B_T⁻¹);
     5. per variable: cardinality and Schur exclusion bounds for fixing and for the children.
     """
@@ -703,6 +703,15 @@ class _Search(_ReferenceSearch):
         bound = min(info.f_T, bounds.kth_largest(h, e))
         if bound <= threshold:
             return True
+        try_persp = self.use_perspective and e >= 2 and r >= self.PERSPECTIVE_MIN_R
+        if try_persp:
+            # first: where it applies it is the bound that prunes, and at every node it
+            # prunes it saves the Schur terms below (the tree is the same in either order)
+            if self.perspective_bound(info, free, r) <= threshold:
+                return self.record("perspective", True)
+            self.record("perspective", False)
+        else:
+            self._persp = None
         if self.pair.rank_one and e >= 1:
             loss = self.schur_losses(info, free, e)
             if info.f_T - loss[1] + loss[2] <= threshold:
@@ -714,12 +723,10 @@ class _Search(_ReferenceSearch):
             self.record("schur_kept", False)
             h = np.minimum(h, self.kept_exclusion(info, free, e))
             self._excl = self._order = (free, h)
-            # no patience here: early in a search, under a weak incumbent, it may not
-            # prune for hundreds of nodes, and its terms tighten fixing and children anyway
-            if self.use_perspective and e >= 2 and r >= self.PERSPECTIVE_MIN_R:
-                if self.perspective_bound(info, free, r) <= threshold:
-                    return self.record("perspective", True)
-                self.record("perspective", False)
+            # the perspective terms (no patience above: early in a search, under a weak
+            # incumbent, they may not prune for hundreds of nodes, and they tighten fixing
+            # and children anyway)
+            if try_persp:
                 h = np.minimum(h, self._side_exclusion(self._persp, info, free, e))
                 self._excl = (free, h)
         # The top-entries bound. With B ≠ I it goes through P_SS ⪰ B_S⁻¹, loose when S is

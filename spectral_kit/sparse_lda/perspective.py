@@ -52,11 +52,18 @@ def capped_simplex(a: np.ndarray, r: int) -> np.ndarray:
     """
     m = a.size
     root = np.sqrt(np.maximum(a, 0.0))
-    srt = np.sort(root)[::-1]
-    csum = np.cumsum(srt)
-    total = float(csum[-1])
+    total = float(root.sum())
     if total <= 0.0:
         return np.full(m, r / m)
+    if r * float(root.max()) <= total:  # nothing capped (the usual case): ν = Σ√a / r
+        z = root * (r / total)
+        np.maximum(z, _Z_MIN, out=z)
+        return z
+    srt = np.sort(root)[::-1]
+    csum = np.cumsum(srt)
+    # the same order of summation as the tails below: with at most r positive entries, a
+    # tail of zeros is then exactly 0
+    total = float(csum[-1])
     tail = total - csum[: r - 1]  # sums of all but the c largest, c = 1 … r − 1
     nu = np.empty(r)
     nu[0] = total / r
@@ -155,10 +162,11 @@ def perspective_terms(P_free: np.ndarray, x_free: np.ndarray, r: int, *,
     c, info = _potrf(P_free, lower=1, clean=1)
     if info:
         return None
-    Q, info = _potri(c, lower=1)
+    Q, info = _potri(c, lower=1, overwrite_c=1)
     if info:
         return None
-    Q += np.tril(Q, -1).T
+    Q += Q.T  # dpotri fills the lower triangle; the upper one is clean (zeros)
+    Q.flat[:: m + 1] *= 0.5
     # D ⪯ Q is established on P_free and used with its computed inverse: the margin on D
     # must cover that inverse's relative error (≈ m·eps·cond)
     safety = max(_SAFETY, 1e3 * m * _EPS * float(np.sqrt(np.vdot(P_free, P_free)
@@ -177,7 +185,8 @@ def perspective_terms(P_free: np.ndarray, x_free: np.ndarray, r: int, *,
         D, v = split
         z = capped_simplex(D * y * y, r)
         round_best: tuple[float, np.ndarray, np.ndarray] | None = None
-        for _ in range(iters if rnd == 0 else inner):
+        steps = iters if rnd == 0 else inner
+        for step in range(steps):
             M = Q.copy()
             M.flat[:: m + 1] += D * (1.0 / z - 1.0)
             L, info = _potrf(M, lower=1)
@@ -195,7 +204,8 @@ def perspective_terms(P_free: np.ndarray, x_free: np.ndarray, r: int, *,
             if round_best is None or total < round_best[0]:
                 round_best = (total, y_new, z)
             y = y_new
-            z = capped_simplex(D * y * y, r)
+            if step < steps - 1:  # after a round's last step, z restarts from its best
+                z = capped_simplex(D * y * y, r)
         if round_best is None or rnd == rounds or best[0] - gain - stop > give_up:
             break
         _, y, z = round_best
