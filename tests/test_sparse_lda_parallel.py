@@ -29,8 +29,8 @@ def at_once(monkeypatch):
     rounds: list[int] = []
     shares = parallel._shares
 
-    def counted(entries, parts):
-        out = shares(entries, parts)
+    def counted(heap, parts, size, threshold):
+        out = shares(heap, parts, size, threshold)
         rounds.append(len(out))
         return out
 

@@ -42,6 +42,11 @@ __all__ = ["available_cpus", "check_n_jobs", "parallel_advance", "start_workers"
 #: the young tree out evenly; longer ones later send the queue back and forth less often.
 MIN_SLICE_SECONDS = 0.25
 MAX_SLICE_SECONDS = 2.0
+#: A share holds this many times the nodes a worker expanded per second in its last full
+#: slice, times the slice (at least :data:`MIN_SHARE`): enough that it rarely runs dry,
+#: and the rest of the queue stays with the driver instead of travelling both ways.
+SHARE_FACTOR = 2.0
+MIN_SHARE = 256
 
 # per worker process: the search state of the current run (keyed by the run's token)
 _WORKER: dict[str, Any] = {}
@@ -113,11 +118,20 @@ def _run_slice(token: str, payload: bytes | None, nodes: list, value: float,
     return search.best_value, search.best_support, search.heap, search.nodes
 
 
-def _shares(entries: list, parts: int) -> list[list]:
-    """Split heap entries into ``parts`` shares, dealt out in order of bound so that each
-    share gets some of the most promising nodes."""
-    entries = sorted(entries)
-    return [entries[i::parts] for i in range(parts) if entries[i::parts]]
+def _shares(heap: list, parts: int, size: int | None, threshold: float) -> list[list]:
+    """Pop up to ``parts`` shares of at most ``size`` nodes each (None: all of them) off the
+    top of ``heap``, dealt out in turn so that each share gets some of the most promising
+    nodes. Nodes that the incumbent (``threshold``) prunes are dropped on the way: the heap
+    pops in order of bound, so the first of them ends the queue."""
+    want = len(heap) if size is None else parts * size
+    taken: list = []
+    while heap and len(taken) < want:
+        entry = heapq.heappop(heap)
+        if -entry[0] <= threshold:
+            heap.clear()
+            break
+        taken.append(entry)
+    return [taken[i::parts] for i in range(parts) if taken[i::parts]]
 
 
 def parallel_advance(search: Any, n_jobs: int, deadline: float | None = None,
@@ -134,6 +148,8 @@ def parallel_advance(search: Any, n_jobs: int, deadline: float | None = None,
     start = time.perf_counter()
     # the state (the pair and the bounds' caches, O(n²)) goes with the first slices only
     with_state = n_jobs
+    rate = None  # nodes a worker expands per second, from its last full slice
+    heapq.heapify(search.heap)
 
     def submit(share: list, state: bool, seconds: float, budget: int | None) -> None:
         future = executor.submit(
@@ -144,7 +160,6 @@ def parallel_advance(search: Any, n_jobs: int, deadline: float | None = None,
     try:
         while True:
             threshold = search.threshold()
-            search.heap = [e for e in search.heap if -e[0] > threshold]
             now = time.perf_counter()
             spent = ((deadline is not None and now >= deadline)
                      or (max_nodes is not None and search.nodes >= max_nodes))
@@ -155,10 +170,13 @@ def parallel_advance(search: Any, n_jobs: int, deadline: float | None = None,
                     seconds = min(seconds, deadline - now)
                 budget = None if max_nodes is None else math.ceil(
                     (max_nodes - search.nodes) / n_jobs)
-                for share in _shares(search.heap, n_jobs - len(running)):
+                # a share of about what a worker expands in its slice, not the whole
+                # queue: the rest waits here rather than travel there and back
+                size = None if rate is None else max(MIN_SHARE, math.ceil(
+                    SHARE_FACTOR * rate * seconds))
+                for share in _shares(search.heap, n_jobs - len(running), size, threshold):
                     submit(share, with_state > 0, seconds, budget)
                     with_state -= 1
-                search.heap = []
             if not running:
                 break
             done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -167,18 +185,24 @@ def parallel_advance(search: Any, n_jobs: int, deadline: float | None = None,
                 result = future.result()
                 if result is None:  # a worker new to this run: again, with the state
                     if deadline is not None and time.perf_counter() >= deadline:
-                        search.heap.extend(share)
+                        for entry in share:
+                            heapq.heappush(search.heap, entry)
                     else:
                         submit(share, True, seconds, budget)
                     continue
                 value, support, open_nodes, expanded = result
                 search.nodes += expanded
                 search.set_incumbent(support, value)
-                search.heap.extend(open_nodes)
+                if open_nodes:  # it ran its whole slice: its pace sizes the next shares
+                    rate = expanded / seconds
+                for entry in open_nodes:
+                    heapq.heappush(search.heap, entry)
     except BaseException:
         # an interrupt or a failed worker: no slice may go on running in the background
         executor.shutdown(wait=False, kill_workers=True)
         raise
+    threshold = search.threshold()
+    search.heap = [e for e in search.heap if -e[0] > threshold]
     heapq.heapify(search.heap)
     if not search.heap:
         return "completed"
