@@ -133,3 +133,25 @@ def test_a_worker_asks_for_the_state_once_per_run():
     again = parallel._run_slice("run-a", None, open_nodes, value, support, 10.0, 5)
     assert again is not None and again[0] >= value
     assert parallel._run_slice("run-b", None, root, *args) is None  # a new run
+
+
+def test_shares_are_the_top_of_the_queue_and_the_rest_stays_a_heap():
+    import heapq
+
+    rng = np.random.default_rng(3)
+    bounds = rng.permutation(np.arange(100.0))
+    heap = [(-b, 0, i, b"", b"", False) for i, b in enumerate(bounds)]
+    heapq.heapify(heap)
+    shares = parallel._shares(heap, 2, 5, threshold=-1.0)
+    assert [len(s) for s in shares] == [5, 5]
+    taken = sorted(-e[0] for s in shares for e in s)
+    assert taken == list(np.arange(90.0, 100.0))  # the ten largest bounds ...
+    assert [-e[0] for e in shares[0]] == [99.0, 97.0, 95.0, 93.0, 91.0]  # ... dealt in turn
+    left = [-heapq.heappop(heap)[0] for _ in range(len(heap))]
+    assert left == list(np.arange(89.0, -1.0, -1.0))  # still a heap, nothing lost
+    # the incumbent prunes bounds ≤ 94.5: the queue ends at the first of them
+    heap = [(-b, 0, i, b"", b"", False) for i, b in enumerate(bounds)]
+    heapq.heapify(heap)
+    shares = parallel._shares(heap, 3, None, threshold=94.5)
+    assert sorted(-e[0] for s in shares for e in s) == [95.0, 96.0, 97.0, 98.0, 99.0]
+    assert heap == []

@@ -1,13 +1,14 @@
 """ESLDA on several processes: the open nodes shared out in slices of bounded time.
 
 The subtrees of the best-first search are independent once the incumbent is known, so the
-open nodes can be expanded anywhere: each worker process gets a share of the queue and a
-slice of time (:data:`MIN_SLICE_SECONDS` to :data:`MAX_SLICE_SECONDS`), expands its share
-best first with the incumbent it was given, and returns the best subset it found, the nodes
-still open and how many it expanded. The driver merges what comes back, drops the nodes
-that the new incumbent prunes, and hands the open nodes out again to whichever workers are
-idle. A worker whose share runs dry waits at most one slice for new work, and the incumbent
-found by one worker reaches the others at their next slice.
+open nodes can be expanded anywhere. The driver keeps the queue; an idle worker gets a
+share off its top (about twice the nodes it expanded in its last slice) and a slice of time
+(:data:`MIN_SLICE_SECONDS` to :data:`MAX_SLICE_SECONDS`), expands its share best first with
+the incumbent it was given, and returns the best subset it found, the nodes still open and
+how many it expanded. The driver merges what comes back into the queue, drops the nodes that
+the new incumbent prunes, and hands the next share to the idle worker. A worker whose share
+runs dry comes back early for more, and the incumbent found by one worker reaches the others
+at their next slice.
 
 The certificate is the serial one: a node leaves the search only when its bound cannot beat
 the incumbent, whichever process bounded it; when the search stops early, the nodes still
