@@ -450,8 +450,8 @@ class _Search(_ReferenceSearch):
        the trace–Frobenius, row-sum, fixed-block and Perron-weighted row-sum bounds on A
        (:func:`.bounds.perron_rows_bound`), divided by λ_min(B) when B ≠ I;
     2. the cardinality forms of the one- and (rank one) two-removal bounds;
-    3. rank one, B ≠ I: the perspective bound (:func:`.perspective.perspective_terms`);
-    then the Schur loss bounds, removed side and kept side
+    3. rank one: with B ≠ I the perspective bound (:func:`.perspective.perspective_terms`),
+       then the Schur loss bounds, removed side and kept side
        (:func:`.bounds.schur_loss_terms`, :func:`.bounds.schur_kept_terms`);
     4. the generalized top-entries bound from the node's own eigenpairs (rank one: P = B_T⁻¹);
     5. per variable: cardinality and Schur exclusion bounds for fixing and for the children.
