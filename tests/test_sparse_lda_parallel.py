@@ -3,6 +3,7 @@ and the same anytime bracket when stopped early."""
 
 from __future__ import annotations
 
+import heapq
 import pickle
 
 import numpy as np
@@ -136,8 +137,6 @@ def test_a_worker_asks_for_the_state_once_per_run():
 
 
 def test_shares_are_the_top_of_the_queue_and_the_rest_stays_a_heap():
-    import heapq
-
     rng = np.random.default_rng(3)
     bounds = rng.permutation(np.arange(100.0))
     heap = [(-b, 0, i, b"", b"", False) for i, b in enumerate(bounds)]

@@ -706,12 +706,12 @@ class _Search(_ReferenceSearch):
         try_persp = self.use_perspective and e >= 2 and r >= self.PERSPECTIVE_MIN_R
         if try_persp:
             # first: where it applies it is the bound that prunes, and at every node it
-            # prunes it saves the Schur terms below (the tree is the same in either order)
+            # prunes it saves the Schur terms below (the tree is the same in either order).
+            # No patience: early in a search, under a weak incumbent, it may not prune for
+            # hundreds of nodes, and its terms tighten fixing and children anyway.
             if self.perspective_bound(info, free, r) <= threshold:
                 return self.record("perspective", True)
             self.record("perspective", False)
-        else:
-            self._persp = None
         if self.pair.rank_one and e >= 1:
             loss = self.schur_losses(info, free, e)
             if info.f_T - loss[1] + loss[2] <= threshold:
@@ -723,9 +723,6 @@ class _Search(_ReferenceSearch):
             self.record("schur_kept", False)
             h = np.minimum(h, self.kept_exclusion(info, free, e))
             self._excl = self._order = (free, h)
-            # the perspective terms (no patience above: early in a search, under a weak
-            # incumbent, they may not prune for hundreds of nodes, and they tighten fixing
-            # and children anyway)
             if try_persp:
                 h = np.minimum(h, self._side_exclusion(self._persp, info, free, e))
                 self._excl = (free, h)

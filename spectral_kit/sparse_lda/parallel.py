@@ -202,9 +202,9 @@ def parallel_advance(search: Any, n_jobs: int, deadline: float | None = None,
         # an interrupt or a failed worker: no slice may go on running in the background
         executor.shutdown(wait=False, kill_workers=True)
         raise
-    threshold = search.threshold()
-    search.heap = [e for e in search.heap if -e[0] > threshold]
-    heapq.heapify(search.heap)
+    # still a heap: certified once its top cannot beat the incumbent
+    if search.heap and -search.heap[0][0] <= search.threshold():
+        search.heap.clear()
     if not search.heap:
         return "completed"
     if max_nodes is not None and search.nodes >= max_nodes:
