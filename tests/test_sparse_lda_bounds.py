@@ -505,6 +505,53 @@ def test_pair_values_of_a_node_equal_direct_evaluation():
                     assert block[a, b] == pytest.approx(expected, rel=1e-9, abs=1e-9)
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_pairs_at_threshold_bound_every_pair_and_find_the_dead_ones(seed):
+    """General A: the two-removal bounds read off the inertia of A_T − μB_T at the
+    threshold (:class:`~spectral_kit.sparse_lda.branch_bound._PairsAtThreshold`) are at
+    least f(T ∖ {i, j}) for every pair, and are lowered to μ for every pair whose value is
+    below μ (away from rounding): the inertia test is exact. Thresholds in the top three
+    gaps of the node's spectrum; with three eigenvalues above μ the node has no such bounds.
+    PSD, indefinite and tie-heavy A, B = I and B ≠ I."""
+    from spectral_kit.sparse_lda.branch_bound import DEFAULT_GAP, _PairsAtThreshold, _Search
+
+    rng = np.random.default_rng(900 + seed)
+    applied = dead = 0
+    for c in range(40):
+        n = int(rng.integers(5, 10))
+        kind = ("psd", "sym", "duplicated", "integer", "equicorrelated")[c % 5]
+        A, B = random_case(rng, n, kind, identity_B=c % 3 == 0)
+        search = _Search(check_pair(A, B), 2, np.arange(2), subset_f(A, B, [0, 1]),
+                         DEFAULT_GAP)
+        if search.pair.rank_one:  # a PSD A of rank one: the rank-one pair values apply
+            continue
+        T = np.sort(rng.choice(n, int(rng.integers(3, n + 1)), replace=False))
+        lam = scipy.linalg.eigh(A[np.ix_(T, T)], B[np.ix_(T, T)], eigvals_only=True)
+        scale = max(1.0, float(np.abs(lam).max()))
+        exact = np.full((T.size, T.size), -np.inf)
+        for a, b in itertools.combinations(range(T.size), 2):
+            exact[a, b] = exact[b, a] = subset_f(A, B, np.delete(T, [a, b]))
+        for q in (1, 2, 3):
+            if q >= lam.size or lam[-q] - lam[-q - 1] < 1e-6 * scale:
+                continue
+            search._threshold = lam[-q - 1] + rng.uniform(0.05, 0.95) * (lam[-q] - lam[-q - 1])
+            H = search.node_info(T).H
+            if q == 3:
+                assert H is None
+                continue
+            assert isinstance(H, _PairsAtThreshold) and H.q == q and not H.exact
+            every = np.arange(T.size)
+            block = H.block(every, every)
+            assert np.all(np.diag(block) == -np.inf)
+            off = ~np.eye(T.size, dtype=bool)
+            assert np.all(block[off] >= exact[off] - TOL * scale)
+            below = off & (exact < H.mu - 1e-7 * scale)
+            assert np.all(block[below] <= H.mu)
+            applied += 1
+            dead += int(below.sum())
+    assert applied > 30 and dead > 100
+
+
 def test_kept_terms_of_stacked_directions_equal_one_at_a_time():
     """Several directions in one pass give each direction's own base and ψ."""
     rng = np.random.default_rng(12)
@@ -577,7 +624,7 @@ def test_child_bounds_never_cut_off_a_child(seed):
     gets a bound, plus the node's rounding margin, at least the brute-force best of its own
     subsets (−∞ only for a child with no subset), at every node of searches on random and
     tie-heavy pairs, rank-one and general, B = I and B ≠ I."""
-    pairs = ((A, B, k) for _rng, A, B, k in cases(6000 + seed, 60, n_range=(9, 13)))
+    pairs = ((A, B, k) for _rng, A, B, k in cases(6000 + seed, 80, n_range=(9, 13)))
     checked, _ = check_children(pairs)
     assert sum(checked) > 50
 

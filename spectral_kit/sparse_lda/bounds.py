@@ -86,9 +86,10 @@ def removal_exclusion_bounds(g_free: np.ndarray, e: int) -> np.ndarray:
 
 
 def pair_exclusion_bounds(H_free: np.ndarray, e: int) -> np.ndarray:
-    """Rank one: for every free j, the (e−1)-th largest of f(T ∖ {i, j}) over free i ≠ j.
+    """For every free j, the (e−1)-th largest of f(T ∖ {i, j}) over free i ≠ j.
 
-    ``H_free[i, j] = f(T ∖ {i, j})`` with −∞ on the diagonal; e ≥ 2.
+    ``H_free[i, j] ≥ f(T ∖ {i, j})`` (the values for rank one, bounds for a general A) with
+    −∞ on the diagonal; e ≥ 2.
 
     Proof. A subset S that leaves j out leaves out e − 1 further free variables R'; for
     each i ∈ R', S ⊆ T ∖ {i, j}, so f(S) ≤ H_ij (Thm. 1). Then f(S) ≤ min_{i∈R'} H_ij,

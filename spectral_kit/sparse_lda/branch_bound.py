@@ -14,6 +14,9 @@ What makes n = 40, k = 20 tractable (the paper quotes ≈ 2 hours):
 * **Two-removal bounds (rank one).** f(T∖{i, j}) = f(T) − w_Rᵀ (P_RR)⁻¹ w_R with R = {i, j}, a
   2 × 2 solve, for all pairs in O(m²). Any S in the node leaves out ``e = |T| − k`` free
   variables, so when e ≥ 2 a subset without j is bounded by max_i f(T∖{i, j}).
+  For a general A the same bounds come from the inertia of A_T − μB_T at μ just under the
+  threshold (:class:`_PairsAtThreshold`): one inverse tells, for every pair, whether
+  f(T∖{i, j}) can exceed μ -- wherever at most two eigenvalues of the node lie above μ.
 * **Fixing.** A free j whose exclusion bound is already ≤ the incumbent must be in every
   improving S: it moves to F without branching.
 * **Narendra–Fukunaga branching.** Free variables u_1, u_2, … sorted by increasing exclusion
@@ -133,6 +136,8 @@ class _PairValues:
     w = P d_T; entries with i = j are −∞ (not a pair)."""
 
     __slots__ = ("P", "f_T", "p", "w")
+    #: The entries are the subsets' values (up to rounding), so a leaf may be chosen by them.
+    exact = True
 
     def __init__(self, P: np.ndarray, w: np.ndarray, f_T: float):
         self.P, self.w, self.f_T = P, w, f_T
@@ -154,12 +159,67 @@ class _PairValues:
         return H
 
 
+class _PairsAtThreshold(_PairValues):
+    """General A: bounds on the two-removal values f(T ∖ {i, j}) of a node from the inertia
+    of W = A_T − μB_T at one level μ just under the threshold, for the blocks the search
+    asks for.
+
+    Let q ∈ {1, 2} generalized eigenvalues of (A_T, B_T) lie above μ and none at it, so that
+    W is invertible with q positive eigenvalues. For S = T ∖ R, λ_max(A_S, B_S) > μ exactly
+    when W_SS has a positive eigenvalue (B_S ≻ 0). Haynsworth's inertia additivity gives
+    In(W) = In(W_SS) + In(W / W_SS), and the Schur complement is W / W_SS = ((W⁻¹)_RR)⁻¹, so
+
+        λ_max(A_S, B_S) > μ  ⇔  (W⁻¹)_RR has at most q − 1 positive eigenvalues.
+
+    For R = {i, j} and q = 1 that is "the 2 × 2 block is negative definite", for q = 2 "it is
+    not positive definite". A pair failing it is *dead*: f(T ∖ {i, j}) ≤ μ. One matrix,
+    W⁻¹ = L⁻ᵀ V (Λ − μI)⁻¹ Vᵀ L⁻¹ from the node's eigenpairs, decides every pair; a dead
+    pair's bound is lowered to μ, a live one keeps min(g_i, g_j) (inclusion).
+
+    Rounding: with the node's eigenvalues known to δ (its margin) and γ = min_t |λ_t − μ| > 2δ,
+    each entry of W⁻¹ is within ε_i ε_j of the exact one, ε_i = ‖L⁻¹e_i‖ √(δ / (γ(γ − δ))
+    + m·eps/γ) (a perturbation of size δ moves (C − μI)⁻¹ by at most δ / (γ(γ − δ)));
+    a pair is declared dead only when its block's test holds by more than that.
+
+    The entries are bounds, not values: :attr:`exact` is False, so no leaf is chosen by them.
+    """
+
+    __slots__ = ("M", "err", "g", "mu", "q")
+    exact = False
+
+    def __init__(self, M: np.ndarray, err: np.ndarray, g: np.ndarray, mu: float, q: int):
+        self.M, self.err, self.g, self.mu, self.q = M, err, g, mu, q
+
+    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        diag, err = self.M.diagonal(), self.err
+        a, b = diag[rows][:, None], diag[cols][None, :]
+        c = submatrix(self.M, rows, cols)
+        ea, eb = (err[rows] ** 2)[:, None], (err[cols] ** 2)[None, :]
+        ec = np.multiply.outer(err[rows], err[cols])
+        det = a * b - c * c
+        det_err = np.abs(a) * eb + np.abs(b) * ea + 2.0 * np.abs(c) * ec + ea * eb + ec * ec
+        if self.q == 1:  # live only if the block is negative definite
+            dead = (a > ea) | (b > eb) | (det < -det_err)
+        else:  # q = 2: dead if the block is positive definite
+            dead = (a > ea) & (det > det_err)
+        H = np.minimum.outer(self.g[rows], self.g[cols])
+        np.minimum(H, self.mu, out=H, where=dead)
+        H[np.equal.outer(rows, cols)] = -np.inf
+        return H
+
+
 def _pairs_block(H: np.ndarray | _PairValues, rows: np.ndarray,
                  cols: np.ndarray) -> np.ndarray:
     """The (rows, cols) block of a node's two-removal values, stored or computed."""
     if isinstance(H, _PairValues):
         return H.block(rows, cols)
     return H[np.ix_(rows, cols)]
+
+
+def _pairs_exact(H: np.ndarray | _PairValues) -> bool:
+    """Whether a node's two-removal entries are values (a leaf may be picked by them) rather
+    than bounds."""
+    return not isinstance(H, _PairValues) or H.exact
 
 
 def _scaled(pair: MatrixPair) -> MatrixPair:
@@ -380,7 +440,7 @@ class _ReferenceSearch:
         if e == 1:  # S = T∖u for one free u
             self.offer_best([np.delete(T, u) for u in free], g[free], margin)
             return
-        if use_pairs and e == 2:  # S = T∖{u, v}
+        if use_pairs and e == 2 and _pairs_exact(H):  # S = T∖{u, v}
             sub = _pairs_block(H, free, free)
             iu, ju = np.triu_indices(free.size, 1)
             supports = [np.delete(T, [free[a], free[b]]) for a, b in zip(iu, ju)]
@@ -449,7 +509,8 @@ class _Search(_ReferenceSearch):
     1. before any factorization, and only when they can bite (B = I or λ_min(B) not tiny):
        the trace–Frobenius, row-sum, fixed-block and Perron-weighted row-sum bounds on A
        (:func:`.bounds.perron_rows_bound`), divided by λ_min(B) when B ≠ I;
-    2. the cardinality forms of the one- and (rank one) two-removal bounds;
+    2. the cardinality forms of the one- and two-removal bounds (rank one: the values;
+       general A: bounds from the inertia at the threshold, :class:`_PairsAtThreshold`);
     3. rank one: with B ≠ I the perspective bound (:func:`.perspective.perspective_terms`),
        then the Schur loss bounds, removed side and kept side
        (:func:`.bounds.schur_loss_terms`, :func:`.bounds.schur_kept_terms`);
@@ -547,16 +608,33 @@ class _Search(_ReferenceSearch):
             C = L_inv @ A_T @ L_inv.T
             cond = m * float(np.vdot(L_inv, L_inv))
         lam, V = np.linalg.eigh(C)
+        margin = 64.0 * m * _EPS * cond * float(np.abs(lam).max())
+        H = None
         if m == 1:
             g = np.array([-np.inf])
         else:
             Z = V.T if L_inv is None else V.T @ L_inv
-            Z = Z * Z
-            Z /= Z.sum(axis=0)
-            g = secular_top_root(lam, Z)
-        margin = 64.0 * m * _EPS * cond * float(np.abs(lam).max())
-        return _NodeInfo(float(lam[-1]), g, None, margin,
+            Z2 = Z * Z
+            norms2 = Z2.sum(axis=0)  # ‖L⁻¹e_i‖²
+            g = secular_top_root(lam, Z2 / norms2)
+            if m >= 3:
+                H = self._pairs_at_threshold(lam, Z, norms2, g, margin)
+        return _NodeInfo(float(lam[-1]), g, H, margin,
                          {"lam": lam, "V": V, "L": L, "L_inv": L_inv})
+
+    def _pairs_at_threshold(self, lam: np.ndarray, Z: np.ndarray, norms2: np.ndarray,
+                            g: np.ndarray, margin: float) -> _PairsAtThreshold | None:
+        """:class:`_PairsAtThreshold` at μ = threshold − 2 · margin (a dead pair's bound plus
+        the margin then prunes), or None where it does not apply: fewer than one or more
+        than two eigenvalues above μ, or one within rounding of it."""
+        mu = self.threshold() - 2.0 * margin
+        q = int(np.count_nonzero(lam > mu))
+        gap = float(np.abs(lam - mu).min())
+        if q not in (1, 2) or not gap > 2.0 * margin:
+            return None
+        M = (Z.T / (lam - mu)) @ Z
+        spread = margin / (gap * (gap - margin)) + lam.size * _EPS / gap
+        return _PairsAtThreshold(M, np.sqrt(norms2 * spread), g, mu, q)
 
     # -- bounds -------------------------------------------------------------------------------
     def cheap_bound(self, T: np.ndarray, in_F: np.ndarray, r: int,
@@ -933,8 +1011,9 @@ class _Search(_ReferenceSearch):
         u_1 … u_i). Child i leaves u_i and e − 1 of u_{i+1}, … out and keeps u_1 … u_{i−1};
         its bound is the smallest of
 
-        * u_i's exclusion bound, and the (e − 1)-th largest of f(T ∖ {u_i, j}) (rank one) or
-          of f(T ∖ j) over the rest (:func:`.bounds.removal_bound`'s argument);
+        * u_i's exclusion bound, and the (e − 1)-th largest of (bounds on) f(T ∖ {u_i, j})
+          where the node has them, else of f(T ∖ j), over the rest
+          (:func:`.bounds.removal_bound`'s argument);
         * rank one: f(T) − φ_{u_i} − (the e − 1 smallest φ over the rest)
           (:func:`.bounds.schur_loss_terms`);
         * rank one: the kept-side bound with u_1 … u_{i−1} kept and the r − i + 1 largest ψ of
@@ -953,7 +1032,7 @@ class _Search(_ReferenceSearch):
             X = np.where(later, X, -np.inf)
             kth = np.partition(X, M - (e - 1), axis=1)[:, M - (e - 1)]
             bound = np.minimum(bound, kth)
-        if info.H is None:
+        if info.H is None or not self.pair.rank_one:
             return bound
         cached = getattr(self, "_phi", None)
         if cached is not None and cached[0] is info:
