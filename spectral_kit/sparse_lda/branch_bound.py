@@ -172,14 +172,18 @@ class _PairsAtThreshold(_PairValues):
         λ_max(A_S, B_S) > μ  ⇔  (W⁻¹)_RR has at most q − 1 positive eigenvalues.
 
     For R = {i, j} and q = 1 that is "the 2 × 2 block is negative definite", for q = 2 "it is
-    not positive definite". A pair failing it is *dead*: f(T ∖ {i, j}) ≤ μ. One matrix,
+    not positive definite". A pair failing it is *dead*: f(T ∖ {i, j}) ≤ μ. (A singular
+    W_SS -- μ itself a value of S -- makes the block singular, and the margins below never
+    count a singular block as dead for q = 2; for q = 1 only a positive diagonal entry,
+    i.e. f(T ∖ i) ≤ μ by the one-variable test, does.) One matrix,
     W⁻¹ = L⁻ᵀ V (Λ − μI)⁻¹ Vᵀ L⁻¹ from the node's eigenpairs, decides every pair; a dead
     pair's bound is lowered to μ, a live one keeps min(g_i, g_j) (inclusion).
 
-    Rounding: with the node's eigenvalues known to δ (its margin) and γ = min_t |λ_t − μ| > 2δ,
-    each entry of W⁻¹ is within ε_i ε_j of the exact one, ε_i = ‖L⁻¹e_i‖ √(δ / (γ(γ − δ))
-    + m·eps/γ) (a perturbation of size δ moves (C − μI)⁻¹ by at most δ / (γ(γ − δ)));
-    a pair is declared dead only when its block's test holds by more than that.
+    Rounding: the node's margin δ stands for the error of its eigen-solve, as everywhere in
+    the search. With γ = min_t |λ_t − μ| > 2δ, a perturbation of C = L⁻¹A_T L⁻ᵀ of size δ
+    moves (C − μI)⁻¹ by at most δ / (γ(γ − δ)), so each entry of W⁻¹ is taken to be within
+    ε_i ε_j of the exact one, ε_i = ‖L⁻¹e_i‖ √(δ / (γ(γ − δ)) + m·eps/γ); a pair is declared
+    dead only when its block's test holds by more than that.
 
     The entries are bounds, not values: :attr:`exact` is False, so no leaf is chosen by them.
     """
