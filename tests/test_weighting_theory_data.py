@@ -228,3 +228,26 @@ def test_quick_reproductions():
         rep = REGISTRY[key].func(quick=True)
         assert rep.comparisons and rep.settings["quick"]
         assert "|" in rep.to_markdown()
+
+
+def test_nearest_neighbour_rate_shares_ties_and_ignores_rounding():
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from spectral_kit.reproduce.weighting import _nn_rate
+
+    rng = np.random.default_rng(0)
+    Z_train, Z_test = rng.normal(size=(30, 5)), rng.normal(size=(200, 5))
+    y_train, y_test = rng.integers(0, 3, 30), rng.integers(0, 3, 200)
+    knn = KNeighborsClassifier(n_neighbors=1).fit(Z_train, y_train)
+    # Without ties it is the ordinary 1-NN rate.
+    assert _nn_rate(Z_train, y_train, Z_test, y_test) == pytest.approx(
+        100 * knn.score(Z_test, y_test))
+    # Two training points exactly as far from the test point, one with its label: half a hit,
+    # whichever of them rounding in a rotated copy of the space puts nearer.
+    Z_tr, y_tr = np.array([[1.0, 0.0], [0.0, 1.0], [5.0, 5.0]]), np.array([0, 1, 0])
+    Z_te, y_te = np.zeros((1, 2)), np.array([1])
+    assert _nn_rate(Z_tr, y_tr, Z_te, y_te) == 50.0
+    for angle in (0.1, 0.7, 2.0):
+        R = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        shifted = np.array([0.3, -1.7])
+        assert _nn_rate(Z_tr @ R + shifted, y_tr, Z_te @ R + shifted, y_te) == 50.0
