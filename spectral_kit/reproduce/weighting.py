@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from scipy.spatial.distance import cdist
 from sklearn.cluster import KMeans
 from sklearn.datasets import load_digits
 from sklearn.metrics import silhouette_score
@@ -445,9 +446,8 @@ def _nn_rate(Z_train: np.ndarray, y_train: np.ndarray, Z_test: np.ndarray,
     nearest count as tied, and a test image scores the share of its tied neighbours that
     carry its label: the expected rate under a random tie-break, the same on every machine.
     """
-    # Direct differences, not |a|² − 2a·b + |b|²: their rounding is relative to the distance.
-    diff = Z_test[:, None, :] - Z_train[None, :, :]
-    d2 = np.einsum("tij,tij->ti", diff, diff)
+    # cdist sums squared differences (not |a|² − 2a·b + |b|²): rounding relative to distance.
+    d2 = cdist(Z_test, Z_train, "sqeuclidean")
     nearest = d2.min(axis=1, keepdims=True)
     tied = d2 <= nearest * (1.0 + TIE_RTOL)
     hits = (tied & (y_train[None, :] == y_test[:, None])).sum(axis=1) / tied.sum(axis=1)
