@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from spectral_kit.bench import BENCHMARKS, BenchResult, benchmark, format_table
-from spectral_kit.bench._core import mark_headline
+from spectral_kit.bench._core import mark_headline, timed_alternating
 
 
 @pytest.fixture(autouse=True)
@@ -19,6 +19,27 @@ def _no_collection_between_timings(monkeypatch):
 
 def _row(name, base=1.0, **kw):
     return BenchResult(name, 0.5, None if base is None else "peer", base, **kw)
+
+
+def test_alternating_timer_takes_turns_and_keeps_each_best(monkeypatch):
+    """Baseline and contender alternate within every round, so that drifting machine load
+    falls on both; each keeps its own best time (a fake clock makes the times exact)."""
+    import spectral_kit.bench._core as core
+
+    clock = [0.0]
+    calls = []
+    durations = {"base": iter([5.0, 3.0, 4.0]), "ours": iter([2.0, 2.5, 1.0])}
+
+    def run(name):
+        def func():
+            calls.append(name)
+            clock[0] += next(durations[name])
+        return func
+
+    monkeypatch.setattr(core.time, "perf_counter", lambda: clock[0])
+    best = timed_alternating(run("base"), run("ours"), repeat=3)
+    assert calls == ["base", "ours"] * 3
+    assert best == [3.0, 1.0]
 
 
 def test_extrapolated_rows_are_labelled_and_never_the_headline():

@@ -32,6 +32,7 @@ __all__ = [
     "mark_headline",
     "peak_memory",
     "timed",
+    "timed_alternating",
 ]
 
 
@@ -120,6 +121,20 @@ def timed(func: Callable[[], Any], *, repeat: int = 1) -> tuple[float, Any]:
         result = func()
         best = min(best, time.perf_counter() - start)
     return best, result
+
+
+def timed_alternating(*funcs: Callable[[], Any], repeat: int = 5) -> list[float]:
+    """Best wall time of each function over ``repeat`` rounds, the functions taking turns
+    within a round: on a shared machine whose load drifts, a ratio of two best times is
+    then not biased toward whichever ran while the machine was quieter."""
+    best = [float("inf")] * len(funcs)
+    for _ in range(repeat):
+        for i, func in enumerate(funcs):
+            gc.collect()
+            start = time.perf_counter()
+            func()
+            best[i] = min(best[i], time.perf_counter() - start)
+    return best
 
 
 def peak_memory(func: Callable[[], Any]) -> tuple[int, float, Any]:

@@ -62,7 +62,7 @@ from ..sparse_lda.branch_bound import (
 from ..sparse_lda.greedy import gslda_pair
 from ..sparse_lda.pair import MatrixPair, check_pair
 from ..sparse_lda.parallel import available_cpus
-from ._core import BenchResult, benchmark, timed
+from ._core import BenchResult, benchmark, timed, timed_alternating
 
 __all__ = ["RayleighScore", "rayleigh_scorer", "run"]
 
@@ -288,8 +288,8 @@ def _node_rate_rows(quick: bool) -> list[BenchResult]:
                 if info.H is not None:
                     _pairs_block(info.H, free, free)
 
-        base, _ = timed(lambda s=ref: evaluate(s), repeat=3)
-        ours, _ = timed(lambda s=new: evaluate(s), repeat=3)
+        base, ours = timed_alternating(lambda s=ref: evaluate(s), lambda s=new: evaluate(s),
+                                       repeat=7)
         rows.append(BenchResult(
             f"node evaluation, {label}, |T| = {m}", ours / count,
             baseline="first ESLDA node kernel (scipy.linalg wrappers, ix_)",
