@@ -172,8 +172,9 @@ def test_unsupervised_selection_rows_report_quality_for_every_peer():
 
 
 def test_eslda_profile_samples_are_valid_bounds_of_exact_node_optima():
-    """The search profile's sampled node bounds are never below the node's exact best,
-    which itself equals brute force over the node's subsets."""
+    """The search profile's sampled node bounds, and its converged perspective bounds, are
+    never below the node's exact best, which itself equals brute force over the node's
+    subsets."""
     import itertools
 
     from spectral_kit.bench._eslda_profile import _node_best, profile_search
@@ -196,5 +197,7 @@ def test_eslda_profile_samples_are_valid_bounds_of_exact_node_optima():
         assert profile.pruned_by_own_bounds + profile.branched <= profile.nodes
         for s in profile.samples:
             assert s.bound >= s.exact * (1 - 1e-9)
+            assert np.isfinite(s.relaxation)  # B ≠ I: the perspective applies
+            assert s.relaxation >= s.exact * (1 - 1e-9)
         samples += len(profile.samples)
     assert samples > 0
