@@ -30,7 +30,7 @@ from threadpoolctl import threadpool_limits
 
 from ..sparse_lda import bounds, random_pair
 from ..sparse_lda._numerics import _bordered, _combinations, submatrix
-from ..sparse_lda.branch_bound import ESLDASearch, _Search
+from ..sparse_lda.branch_bound import ESLDASearch, _NodeInfo, _Search
 from ..sparse_lda.greedy import gslda_pair
 from ..sparse_lda.pair import MatrixPair, check_pair
 from ..sparse_lda.perspective import perspective_terms
@@ -40,8 +40,9 @@ __all__ = ["NodeSample", "SearchProfile", "profile_search"]
 #: Most subsets enumerated for one sampled node.
 MAX_SUBSETS = 200_000
 #: Steps on the perspective split for :attr:`NodeSample.relaxation` (rounds, first-round
-#: and later solves), against the search's 5, 6 and 3: beyond these the bound moves by
-#: well under a percent.
+#: and later solves), against the search's 5, 6 and 3. At 25 nodes of a seed-1 search
+#: (n = 80, k = 40), going from 60 to 200 rounds lowered the bound by at most 0.5 % of
+#: the pruning threshold.
 CONVERGED_STEPS = (200, 10, 5)
 
 
@@ -115,7 +116,7 @@ def _node_best(pair: MatrixPair, F: np.ndarray, cand: np.ndarray, r: int) -> flo
     return base + float(gains.max())
 
 
-def _converged_perspective(info, free: np.ndarray, r: int) -> float:
+def _converged_perspective(info: _NodeInfo, free: np.ndarray, r: int) -> float:
     """The node bound of :meth:`_Search.perspective_bound` (same rounding slack) with
     :data:`CONVERGED_STEPS` steps on the split and no early stop."""
     rounds, iters, inner = CONVERGED_STEPS
