@@ -124,10 +124,7 @@ def _converged_perspective(info: _NodeInfo, free: np.ndarray, r: int) -> float:
                               rounds=rounds, iters=iters, inner=inner)
     if terms is None:
         return np.inf
-    base, psi = terms
-    top = float(bounds.top_sums(psi, r))
-    amp = (abs(base) + top) / max(abs(info.f_T), np.finfo(float).eps)
-    return info.f_T - base + top + free.size * info.margin * max(1.0, amp)
+    return _Search.perspective_node_bound(info, free, r, *terms)[0]
 
 
 class _ProfiledSearch(_Search):
@@ -154,7 +151,11 @@ class _ProfiledSearch(_Search):
             bound = min(bound, info.f_T - total + slack, self.kept_terms(info, free, r))
             relaxation = np.inf
             if self.use_perspective and e >= 2 and r >= self.PERSPECTIVE_MIN_R:
-                bound = min(bound, self.perspective_bound(info, free, r))
+                persp = self._persp  # the terms prune_node computed at this node
+                if persp is not None and persp[0] is info:
+                    base, psi_T = persp[1], persp[2]
+                    bound = min(bound, self.perspective_node_bound(info, free, r, base,
+                                                                   psi_T[free])[0])
                 relaxation = _converged_perspective(info, free, r)
             T = self._T
             exact = _node_best(self.pair, T[in_F], T[free], r)

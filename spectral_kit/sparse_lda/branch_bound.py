@@ -888,13 +888,21 @@ class _Search(_ReferenceSearch):
         if terms is None:
             return np.inf
         base, psi = terms
+        bound, slack = self.perspective_node_bound(info, free, r, base, psi)
+        self._persp = self._side_state(info, free, base, psi, slack)
+        return bound
+
+    @staticmethod
+    def perspective_node_bound(info: _NodeInfo, free: np.ndarray, r: int, base: float,
+                               psi: np.ndarray) -> tuple[float, float]:
+        """The node bound f(T) − base + top_r(ψ) + slack of perspective terms over the free
+        variables, and its rounding slack."""
         top = float(bounds.top_sums(psi, r))
         # base and the ψ_i are differences of terms as large as themselves (and f(T)
         # itself): the rounding slack grows with them
         amp = (abs(base) + top) / max(abs(info.f_T), _EPS)
-        slack *= max(1.0, amp)
-        self._persp = self._side_state(info, free, base, psi, slack)
-        return info.f_T - base + top + slack
+        slack = free.size * info.margin * max(1.0, amp)
+        return info.f_T - base + top + slack, slack
 
     @staticmethod
     def _side_state(info: _NodeInfo, free: np.ndarray, base: float, psi: np.ndarray,
