@@ -104,7 +104,14 @@ def wishart_top_eigenvalue(n2: int, q: int, *, variance: float | None = None) ->
     s2 = 1.0 / q if variance is None else check_finite_scalar(
         variance, "variance", low=0.0, low_inclusive=False
     )
-    return float(s2 * (np.sqrt(n2) + np.sqrt(q)) ** 2)
+    with np.errstate(over="ignore"):
+        edge = float(s2 * (np.sqrt(n2) + np.sqrt(q)) ** 2)
+    if not np.isfinite(edge):
+        raise ValueError(
+            f"the edge σ²(√n2 + √q)² overflows for variance={s2:g}; it scales with the "
+            "variance, so compute it for variance=1 and multiply in your own units."
+        )
+    return edge
 
 
 def wishart_top_eigenvalue_as_printed(n2: int, q: int) -> float:
@@ -374,11 +381,7 @@ def positivity_probability(
     >>> bool(res.probability[1] > 0.95)
     True
     """
-    sizes = np.atleast_1d(np.asarray(n))
-    if sizes.dtype.kind not in "iu":
-        raise TypeError(f"n must be an integer or an array of integers; got dtype {sizes.dtype}.")
-    if sizes.size == 0 or sizes.min() < 1:
-        raise ValueError(f"n must contain sizes ≥ 1; got {sizes.tolist()}.")
+    sizes = np.atleast_1d(_check_sizes(n))
     mu = check_finite_scalar(mu, "mu")
     sigma = check_finite_scalar(
         sigma, "sigma", low=0.0, low_inclusive=False,
@@ -407,6 +410,16 @@ def positivity_probability(
     )
 
 
+def _check_sizes(n: object) -> np.ndarray:
+    """``n`` as an integer array (any shape) of matrix sizes ≥ 1."""
+    sizes = np.asarray(n)
+    if sizes.dtype.kind not in "iu":
+        raise TypeError(f"n must be an integer or an array of integers; got dtype {sizes.dtype}.")
+    if sizes.size == 0 or sizes.min() < 1:
+        raise ValueError(f"n must contain sizes ≥ 1; got {sizes.tolist()}.")
+    return sizes
+
+
 def positivity_prediction(n: int | object, mu: float, sigma: float) -> np.ndarray:
     """Large-n prediction of the same-sign probability: ``Φ(sqrt(θ² − 1))ⁿ``, θ = μ√n/σ.
 
@@ -417,7 +430,7 @@ def positivity_prediction(n: int | object, mu: float, sigma: float) -> np.ndarra
     the eigenvector carries no trace of the mean and the probability vanishes. Not in the
     paper: a check on its Monte-Carlo statements (Sec. 4.1) that needs no simulation.
     """
-    sizes = np.asarray(n, dtype=np.float64)
+    sizes = _check_sizes(n).astype(np.float64)
     mu = check_finite_scalar(mu, "mu")
     sigma = check_finite_scalar(sigma, "sigma", low=0.0, low_inclusive=False)
     theta = mu * np.sqrt(sizes) / sigma
@@ -463,10 +476,13 @@ class MonteCarloEstimate:
 
 def _unit(v: object, name: str) -> np.ndarray:
     a = check_array(v, name, ndim=1)
-    norm_ = np.linalg.norm(a)
-    if norm_ == 0:
+    # by the largest entry first (exact for a power of two): ‖a‖ of a vector of entries
+    # near 1e200 overflows and of entries near 1e-170 underflows, but its direction does not
+    top = float(np.abs(a).max())
+    if top == 0:
         raise ValueError(f"{name} must be a non-zero vector (it is scaled to the unit sphere).")
-    return a / norm_
+    a = np.ldexp(a, -int(np.frexp(top)[1]))
+    return a / np.linalg.norm(a)
 
 
 def triple_product(a: object, b: object, c: object) -> float:
@@ -475,6 +491,10 @@ def triple_product(a: object, b: object, c: object) -> float:
     A term of ``G_ij = Σ_l (m_iᵀq_l)(m_jᵀq_l)(m_iᵀm_j)`` (Wolf & Shashua 2005, Sec. 4.1).
     """
     a, b, c = _unit(a, "a"), _unit(b, "b"), _unit(c, "c")
+    if not a.size == b.size == c.size:
+        raise ValueError(
+            f"a, b and c must have the same length; got {a.size}, {b.size} and {c.size}."
+        )
     return float((a @ b) * (a @ c) * (b @ c))
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "check_symmetric",
     "max_abs",
     "scale_exponent",
+    "unique_labels",
     "unscale",
     "validate_data_named",
 ]
@@ -264,12 +265,25 @@ def check_labels(y: Any, n_samples: int, name: str = "y", *, min_classes: int = 
             f"numbers); {name} must hold class labels (integers or strings). To use a "
             f"continuous target, bin it first (for example np.digitize({name}, bins))."
         )
-    n_classes = np.unique(arr).size
+    n_classes = unique_labels(arr, name).size
     if n_classes < min_classes:
         raise ValueError(
             f"{name} must contain at least {min_classes} classes; got {n_classes}."
         )
     return arr
+
+
+def unique_labels(arr: np.ndarray, name: str) -> np.ndarray:
+    """``np.unique(arr)``, or a TypeError naming ``name`` when its labels have no common
+    order (an object array mixing, e.g., numbers and strings)."""
+    try:
+        return np.unique(arr)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in arr.ravel()})
+        raise TypeError(
+            f"{name} mixes label types ({', '.join(kinds)}); give every label the same type, "
+            f"for example {name}.astype(str)."
+        ) from None
 
 
 def check_mask(value: Any, name: str, size: int | None = None) -> np.ndarray:
@@ -440,6 +454,10 @@ def validate_data_named(estimator: Any, X: Any, y: Any = "no_validation", **kwar
     """
     from sklearn.utils.validation import validate_data
 
+    if y is not None and not (isinstance(y, str) and y == "no_validation"):
+        labels = np.asarray(y)
+        if labels.dtype.kind == "O" and labels.ndim == 1:
+            unique_labels(labels, "y")
     try:
         return validate_data(estimator, X, y, **kwargs)
     except (ValueError, TypeError) as exc:

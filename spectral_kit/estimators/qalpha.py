@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..qalpha import q_alpha, q_alpha_supervised
 from ..qalpha.supervised import DEFAULT_READING, check_class_labels
+from ..validation import check_int, unique_labels
 
 __all__ = ["QAlphaSelector", "n_to_select"]
 
@@ -49,7 +50,8 @@ def _check_no_constant_columns(X: np.ndarray) -> None:
 def _check_y(y: object, n_samples: int) -> np.ndarray:
     """``y`` as class labels with at least two classes, or a clear error."""
     labels = np.asarray(y)
-    if labels.ndim == 1 and labels.shape[0] == n_samples and np.unique(labels).size < 2:
+    if labels.ndim == 1 and labels.shape[0] == n_samples and unique_labels(
+            labels, "y").size < 2:
         raise ValueError(
             f"QAlphaSelector needs at least two classes in y; got 1 class "
             f"({np.unique(labels)[0].item()!r}). Fit without y, or with use_labels=False, for "
@@ -168,7 +170,7 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
                 k_between=self.k_between, gamma=self.gamma, **common,
             )
         else:
-            k = min(self.k, X.shape[0] - 1)
+            k = min(check_int(self.k, "k", low=1), X.shape[0] - 1)
             result = q_alpha(
                 X.T, k, spectrum=self.spectrum, criterion=self.criterion, **common
             )

@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..qalpha import q_alpha
 from ..qalpha.side import q_alpha_side
-from ..validation import validate_data_named
+from ..validation import check_int, validate_data_named
 from .qalpha import n_to_select
 
 __all__ = ["QAlphaSideSelector"]
@@ -100,7 +100,7 @@ class QAlphaSideSelector(SelectorMixin, BaseEstimator):
         """
         X = validate_data_named(self, X, ensure_min_samples=2, dtype=np.float64)
         n_select = n_to_select(self.n_features_to_select, X.shape[1])
-        k = min(self.k, X.shape[0] - 1)
+        k = min(check_int(self.k, "k", low=1), X.shape[0] - 1)
         common = {
             "method": self.method, "init": self.init, "n_init": self.n_init,
             "max_iter": self.max_iter, "tol": self.tol, "random_state": self.random_state,

@@ -27,6 +27,7 @@ __all__ = [
     "AlphaSolver",
     "QAlphaResult",
     "alternate",
+    "check_warm_start",
     "choose_solver",
     "extend_result",
     "scale_back",
@@ -132,6 +133,16 @@ class QAlphaResult:
 
             return all_positive(self.alpha)
         return bool(np.all(self.alpha > 0))
+
+
+def check_warm_start(value: object, name: str = "warm_start") -> QAlphaResult | None:
+    """``value`` if it is None or a result of an earlier Q-α call, else a TypeError."""
+    if value is not None and not isinstance(value, QAlphaResult):
+        raise TypeError(
+            f"{name} must be the result of an earlier call on the same data (or None); got "
+            f"{type(value).__name__}."
+        )
+    return value
 
 
 def extend_result(result: QAlphaResult, cls: type, **extra: object) -> QAlphaResult:

@@ -25,7 +25,7 @@ from ..validation import (
     as_generator,
     check_finite_scalar,
 )
-from .engine import QAlphaResult, extend_result
+from .engine import QAlphaResult, check_warm_start, extend_result
 from .models import StandardModel
 from .operators import ShiftedOperator
 from .side import ModelWrapper
@@ -187,7 +187,7 @@ def q_alpha_pairwise(
     B = PairGramOperator(Mp[:, idx[:, 0]] * Mp[:, idx[:, 1]])
     method = resolve_method(method, Mp.shape[1])
     start = None
-    if warm_start is not None and np.shape(warm_start.Q) == (Mp.shape[1], k):
+    if check_warm_start(warm_start) is not None and np.shape(warm_start.Q) == (Mp.shape[1], k):
         start, init, n_init = warm_start, "warm", 1
     model = PairwiseModel(StandardModel(Mp), B, lam, start=start)
     result = run_model(

@@ -44,7 +44,7 @@ from ..validation import (
     check_finite_scalar,
     unscale,
 )
-from .engine import QAlphaResult, extend_result
+from .engine import QAlphaResult, check_warm_start, extend_result
 from .models import StandardModel
 from .operators import DiagonalScaledOperator
 from .standard import (
@@ -316,7 +316,7 @@ class SideInformationProblem:
 
 
 def _fits(start: QAlphaResult | None, shape: tuple[int, int], k: int) -> bool:
-    if start is None:
+    if check_warm_start(start) is None:
         return False
     Q = np.asarray(start.Q) if isinstance(start.Q, np.ndarray) else None
     return (

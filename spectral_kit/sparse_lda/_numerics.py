@@ -154,7 +154,9 @@ def secular_top_root(lam: np.ndarray, z2: np.ndarray, *, max_iter: int = 60) -> 
     offsets = (lam1 - lam[-2])[:, None]
     lo, hi = np.zeros(J), np.full(J, D)
     s = np.full(J, 0.5 * D)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # next to a pole (or for a pair scaled near the float limit) the terms overflow: the
+    # model step is then NaN or outside [lo, hi] and the step bisects instead
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for _ in range(max_iter):
             inv = 1.0 / (offsets - s)  # 1 / (λ_i − μ), i < m
             weighted = z1 * inv

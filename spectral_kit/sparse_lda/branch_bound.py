@@ -1203,6 +1203,11 @@ class ESLDASearch:
         bound = search.threshold()
         if not self.optimal and search.heap:
             bound = max(bound, search.top_bound())
+        if not np.isfinite(bound):
+            # the root is still queued (a zero budget): its inclusion bound λ_max(A, B)
+            # (Thm. 1) holds for every subset
+            info = search.node_info(np.arange(self.pair.n))
+            bound = info.f_T + info.margin
         return max(float(bound), self.value)
 
     @property

@@ -8,6 +8,7 @@ covariance B + εI. This is how the error-vs-k curves of Figs. 2–4 are compute
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,12 +43,19 @@ class LinearDiscriminant:
     support: np.ndarray
     epsilon: float
 
-    def decision_function(self, X: np.ndarray) -> np.ndarray:
+    def decision_function(self, X: Any) -> np.ndarray:
         """Scores: 1-D (positive → ``classes[1]``) for two classes, (N, n_classes) otherwise."""
+        X = check_array(X, "X", rows_label="samples", cols_label="features")
+        n = self.coef.shape[1]
+        if X.shape[1] != n:
+            raise ValueError(
+                f"X has {X.shape[1]} features but the discriminant was fitted on {n}; pass "
+                "samples with the training data's features (one sample: X.reshape(1, -1))."
+            )
         scores = X @ self.coef.T + self.intercept
         return scores[:, 0] if self.classes.size == 2 else scores
 
-    def predict(self, X: np.ndarray) -> np.ndarray:
+    def predict(self, X: Any) -> np.ndarray:
         """Class of every row of X (samples × features)."""
         scores = self.decision_function(X)
         if self.classes.size == 2:
@@ -102,14 +110,22 @@ def fit_discriminant(
     # The discriminant is equivariant to the scale of X (coef ∝ 1/scale, ε ∝ scale²): fit on
     # X / 2^e (exact) so that no scatter over- or underflows, then scale back.
     e = scale_exponent(X)
-    if isinstance(regularization, (int, float)) and not isinstance(regularization, bool):
+    if isinstance(regularization, numbers.Real) and not isinstance(
+            regularization, (bool, np.bool_)):
         regularization = float(np.ldexp(check_finite_scalar(
             regularization, "regularization", low=0.0), -2 * e))
     sc = scatter_matrices(np.ldexp(X, -e), y)
     n = X.shape[1]
     idx = np.arange(n) if support is None else check_support(support, n)
     eps = resolve_epsilon(regularization, sc.B, sc.A)
-    coef, intercept = lda_coefficients(sc.means, sc.priors, sc.B, idx, eps)
+    try:
+        coef, intercept = lda_coefficients(sc.means, sc.priors, sc.B, idx, eps)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            "the within-class covariance of X on the support plus ε·I is singular (a constant "
+            "or duplicated feature, or fewer samples than features); pass "
+            "regularization='auto' or a positive regularization."
+        ) from None
     return LinearDiscriminant(unscale(coef, -e, "the discriminant's coefficients"), intercept,
                               sc.classes, idx, float(unscale(eps, 2 * e, "ε")))
 

@@ -148,12 +148,19 @@ def auto_epsilon(B: Any, *, A: Any = None) -> float:
     """
     B = check_array(B, "B")
     check_symmetric(B, "B")
+    n = B.shape[0]
+    if A is not None:
+        A = check_array(A, "A", ndim=1 if np.ndim(A) == 1 else 2)
+        if A.shape not in ((n,), (n, n)):
+            raise ValueError(
+                f"A must be the vector d of A = d dᵀ (length {n}) or an {n} × {n} matrix like "
+                f"B; got shape {A.shape}."
+            )
     B = 0.5 * B + 0.5 * B.T
     pd, _ = _is_numerically_pd(B)
     if pd:
         return 0.0
     w = scipy.linalg.eigvalsh(B, check_finite=False)
-    n = B.shape[0]
     tol = n * np.finfo(float).eps * max(float(np.abs(w).max()), np.finfo(float).tiny)
     if w[0] < -1e3 * tol:
         raise ValueError(
@@ -166,9 +173,8 @@ def auto_epsilon(B: Any, *, A: Any = None) -> float:
     else:
         scale = 0.0
         if A is not None:
-            A_arr = np.asarray(A, dtype=np.float64)
-            diag = A_arr * A_arr if A_arr.ndim == 1 else np.diag(A_arr)
-            scale = float(np.mean(diag)) if np.isfinite(diag).all() else 0.0
+            diag = A * A if A.ndim == 1 else np.diag(A)
+            scale = float(np.mean(diag))
         eps = float(AUTO_FACTOR * (scale if scale > 0 else 1.0))
     eps = max(eps, AUTO_FLOOR_MARGIN * _pd_floor(B) + max(0.0, -float(w[0])))
     shifted = B.copy()

@@ -183,6 +183,13 @@ def subspace_distance(V: object, W: object) -> float:
     W = check_array(W, "W")
     if V.shape != W.shape:
         raise ValueError(f"V and W must have the same shape; got {V.shape} and {W.shape}.")
+    for name, U in (("V", V), ("W", W)):
+        # with a basis that is not orthonormal the formula measures the basis, not its span
+        if np.abs(U.T @ U - np.eye(U.shape[1])).max() > 1e-6:
+            raise ValueError(
+                f"{name} must have orthonormal columns (a basis of the subspace); "
+                f"orthonormalize it first, for example np.linalg.qr({name})[0]."
+            )
     return min(1.0, _spectral_norm(W - V @ (V.T @ W)))
 
 

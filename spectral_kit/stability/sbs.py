@@ -32,7 +32,12 @@ from ..validation import (
     scale_exponent,
     unscale,
 )
-from .bootstrap import DEFAULT_MEMORY_LIMIT, BootstrapIntervals, bootstrap_intervals
+from .bootstrap import (
+    DEFAULT_MEMORY_LIMIT,
+    BootstrapIntervals,
+    bootstrap_intervals,
+    similarity_matrix,
+)
 from .interlacing import lemma1_stable_ks, proposition1_rules_out
 from .perturbation import check_matrix_and_perturbation, perturbation_matrix
 
@@ -391,6 +396,17 @@ def sbs(
             f"intervals were computed for the {intervals.statistic} but variant={variant!r} "
             f"needs the {statistic}."
         )
+    else:
+        # the intervals describe A of the data they came from: they must be X's
+        A = similarity_matrix(X, statistic)
+        if A.shape != intervals.estimate.shape or not np.allclose(
+                A, intervals.estimate, rtol=1e-6, atol=1e-8 * float(np.abs(A).max())):
+            raise ValueError(
+                f"intervals were computed for other data than X (its {statistic} matrix "
+                f"is {A.shape[0]} × {A.shape[0]}, the intervals' "
+                f"{intervals.estimate.shape[0]} × {intervals.estimate.shape[0]}, or their "
+                "entries differ); pass the X they came from, or intervals=None."
+            )
     E = perturbation_matrix(intervals.estimate, intervals.lower, intervals.upper)
     result = stable_principal_submatrix(
         intervals.estimate, E, retain, criterion=criterion, prune=prune,

@@ -128,6 +128,11 @@ def weighted_pca(
     center = Mt.mean(axis=1)
     Mc = Mt - center[:, None]
     U, s, _ = scipy.linalg.svd(Mc, full_matrices=False, check_finite=False)
+    if not s[0] > 0:
+        raise ValueError(
+            "M has no variance after reweighting (all weights zero or on constant rows); its "
+            "components would be an arbitrary basis. Give some varying feature a weight > 0."
+        )
     W = np.column_stack([fix_sign(U[:, j]) for j in range(k)])
     embedding = Mc.T @ W
     return Projection(W=W, embedding=embedding, values=s[:k] ** 2, center=center)

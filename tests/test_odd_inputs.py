@@ -1,0 +1,182 @@
+"""Odd inputs that once gave a wrong answer or a low-level error, one test per case.
+
+The fuzzing of ``test_fuzz.py`` varies one argument at a time from a valid call; these are
+the cases it cannot reach: NumPy scalars where Python numbers are expected, arguments whose
+meaning depends on another (intervals of other data, bases that are not orthonormal),
+results returned by one call and passed to another, and extreme but valid scales.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import spectral_kit as sk
+from spectral_kit.qalpha import q_alpha_pairwise, q_alpha_side
+from spectral_kit.sparse_lda import (
+    auto_epsilon,
+    eslda,
+    fit_discriminant,
+    random_pair,
+    scatter_matrices,
+)
+from spectral_kit.stability import bootstrap_intervals, sbs, subspace_distance
+from spectral_kit.theory import (
+    positivity_prediction,
+    triple_product,
+    triple_product_expectation,
+    wishart_top_eigenvalue,
+)
+from spectral_kit.weighting import weighted_pca
+
+
+@pytest.fixture
+def two_classes():
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((40, 3)), np.arange(40) % 2
+
+
+@pytest.mark.parametrize("reg", [np.float32(0.5), np.float64(0.5), np.int64(1)])
+def test_numpy_scalar_regularization_means_what_a_python_number_means(two_classes, reg):
+    X, y = two_classes
+    X = 1000.0 * X  # a scale at which ε is rescaled internally
+    ours = fit_discriminant(X, y, regularization=reg)
+    ref = fit_discriminant(X, y, regularization=float(reg))
+    assert ours.epsilon == pytest.approx(float(reg))
+    np.testing.assert_allclose(ours.coef, ref.coef, rtol=1e-12)
+
+
+def test_constant_feature_without_regularization_is_a_clear_error(two_classes):
+    X, y = two_classes
+    X = X.copy()
+    X[:, 2] = 1.0
+    for reg in (None, 0.0):
+        with pytest.raises(ValueError, match="regularization"):
+            fit_discriminant(X, y, regularization=reg)
+
+
+def test_discriminant_checks_the_samples_it_classifies(two_classes):
+    X, y = two_classes
+    model = fit_discriminant(X, y)
+    with pytest.raises(ValueError, match="X contains 1 NaN"):
+        model.predict([[np.nan, 0.0, 0.0]])
+    with pytest.raises(ValueError, match="X has 2 features but the discriminant was fitted on 3"):
+        model.decision_function(X[:, :2])
+    with pytest.raises(ValueError, match="X must be a 2-D array"):
+        model.predict(X[0])
+    np.testing.assert_array_equal(model.predict(X.tolist()), model.predict(X))
+
+
+def test_triple_product_depends_on_directions_only():
+    a, b, c = np.array([1.0, 2, 3]), np.array([1.0, 1, 1]), np.array([2.0, 1, 2])
+    ref = triple_product(a, b, c)
+    # (aᵀb)(aᵀc)(bᵀc) of the unit vectors, by hand
+    u = [v / np.linalg.norm(v) for v in (a, b, c)]
+    assert ref == pytest.approx((u[0] @ u[1]) * (u[0] @ u[2]) * (u[1] @ u[2]), rel=1e-14)
+    for scale in (1e200, 1e-170, 2.0**-1070):
+        assert triple_product(scale * a, b, c) == pytest.approx(ref, rel=1e-14)
+        assert triple_product_expectation(scale * a, b) == pytest.approx(
+            triple_product_expectation(a, b), rel=1e-14)
+    with pytest.raises(ValueError, match="a, b and c must have the same length"):
+        triple_product(a, b[:2], c)
+
+
+def test_wishart_edge_that_overflows_is_refused():
+    assert wishart_top_eigenvalue(5, 10, variance=2.0) == pytest.approx(
+        2.0 * (5**0.5 + 10**0.5) ** 2)
+    with pytest.raises(ValueError, match="overflows"):
+        wishart_top_eigenvalue(5, 10, variance=1e308)
+
+
+@pytest.mark.parametrize(("n", "error"), [(-3, ValueError), (0, ValueError), (2.5, TypeError),
+                                      ([5, -1], ValueError)])
+def test_positivity_prediction_takes_matrix_sizes(n, error):
+    with pytest.raises(error, match="n must"):
+        positivity_prediction(n, 1.0, 1.0)
+
+
+def test_sbs_refuses_intervals_of_other_data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 5))
+    iv = bootstrap_intervals(X, n_resamples=20, random_state=0)
+    same = sbs(X, intervals=iv)
+    np.testing.assert_array_equal(
+        same.kept, sbs(X, n_resamples=20, random_state=0).kept)
+    with pytest.raises(ValueError, match="intervals were computed for other data than X"):
+        sbs(rng.standard_normal((30, 2)), intervals=iv)
+    with pytest.raises(ValueError, match="intervals were computed for other data than X"):
+        sbs(rng.standard_normal((30, 5)), intervals=iv)
+
+
+def test_subspace_distance_needs_orthonormal_bases():
+    rng = np.random.default_rng(0)
+    V = np.linalg.qr(rng.standard_normal((6, 2)))[0]
+    R = np.linalg.qr(rng.standard_normal((2, 2)))[0]
+    assert subspace_distance(V, V @ R) == pytest.approx(0.0, abs=1e-14)  # same span
+    with pytest.raises(ValueError, match="V must have orthonormal columns"):
+        subspace_distance(3.0 * V, V)
+    with pytest.raises(ValueError, match="W must have orthonormal columns"):
+        subspace_distance(V, V + 0.1)
+
+
+def test_weighted_pca_with_every_weight_zero_is_refused():
+    M = np.random.default_rng(0).standard_normal((6, 20))
+    with pytest.raises(ValueError, match="no variance after reweighting"):
+        weighted_pca(M, np.zeros(6))
+
+
+@pytest.mark.parametrize("k", [None, "2", 2.0])
+def test_selectors_check_k_before_using_it(k):
+    X = np.random.default_rng(0).standard_normal((30, 5))
+    for selector in (sk.QAlphaSelector(k=k), sk.QAlphaSideSelector(k=k)):
+        with pytest.raises(TypeError, match="k must be an integer"):
+            selector.fit(X)
+
+
+def test_warm_start_must_be_an_earlier_result():
+    rng = np.random.default_rng(0)
+    M, W = rng.standard_normal((6, 20)), rng.standard_normal((6, 8))
+    with pytest.raises(TypeError, match="warm_start must be the result of an earlier call"):
+        q_alpha_side(M, W, 2, warm_start="x")
+    with pytest.raises(TypeError, match="warm_start must be the result of an earlier call"):
+        q_alpha_pairwise(M, [(0, 1)], 2, 0.1, warm_start=np.ones(3))
+    # an earlier result is still taken
+    first = q_alpha_side(M, W, 2, random_state=0)
+    again = q_alpha_side(M, W, 2, warm_start=first, random_state=0)
+    assert np.isfinite(again.alpha).all()
+
+
+def test_labels_of_mixed_types_are_named(two_classes):
+    X, _ = two_classes
+    y = np.array([1 if v else "a" for v in np.arange(40) % 2], dtype=object)
+    with pytest.raises(TypeError, match=r"y mixes label types \(int, str\)"):
+        scatter_matrices(X, y)
+    for estimator in (sk.SparseLDA(), sk.WeightedFDA(), sk.QAlphaSelector()):
+        with pytest.raises(TypeError, match=r"y mixes label types \(int, str\)"):
+            estimator.fit(X, y)
+    # one type, as the message suggests, is accepted
+    scatter_matrices(X, y.astype(str))
+
+
+def test_auto_epsilon_checks_A():
+    B = np.zeros((2, 2))
+    with pytest.raises(TypeError, match="A must be a numeric array"):
+        auto_epsilon(B, A=[["a", "b"], ["c", "d"]])
+    with pytest.raises(ValueError, match="A must be the vector d"):
+        auto_epsilon(B, A=np.eye(3))
+    # B = 0 takes its scale from A: the d of A = d dᵀ and the matrix give the same ε
+    d = np.array([1.0, 2.0])
+    assert auto_epsilon(B, A=d) == auto_epsilon(B, A=np.outer(d, d)) > 0
+
+
+@pytest.mark.parametrize("rank_one", [False, True])
+def test_zero_budget_reports_the_inclusion_bound(rank_one):
+    p = random_pair(8, random_state=0, kind="rank_one" if rank_one else "general")
+    A = p.d if rank_one else p.A
+    stopped = eslda(A, p.B, 3, max_nodes=0)
+    top = float(scipy.linalg.eigh(p.A, p.B, eigvals_only=True)[-1])  # λ_max(A, B), Thm. 1
+    assert not stopped.optimal
+    assert stopped.upper_bound == pytest.approx(top, rel=1e-9)
+    assert stopped.upper_bound >= top
+    assert stopped.upper_bound >= eslda(A, p.B, 3).value
