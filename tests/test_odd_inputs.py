@@ -3,7 +3,8 @@
 The fuzzing of ``test_fuzz.py`` varies one argument at a time from a valid call; these are
 the cases it cannot reach: NumPy scalars where Python numbers are expected, arguments whose
 meaning depends on another (intervals of other data, bases that are not orthonormal),
-results returned by one call and passed to another, and extreme but valid scales.
+results returned by one call and passed to another, and extreme but valid scales; and the
+drawing functions and explorers, which ``test_fuzz.py`` leaves to their own tests.
 """
 
 from __future__ import annotations
@@ -180,3 +181,85 @@ def test_zero_budget_reports_the_inclusion_bound(rank_one):
     assert stopped.upper_bound == pytest.approx(top, rel=1e-9)
     assert stopped.upper_bound >= top
     assert stopped.upper_bound >= eslda(A, p.B, 3).value
+
+
+# -- drawing functions and explorers ---------------------------------------------------------
+
+
+@pytest.fixture
+def ax():
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots()
+    yield axes
+    plt.close(fig)
+
+
+def test_curves_of_the_wrong_length_are_refused_when_drawn(ax):
+    from spectral_kit.plots.sparse_lda import plot_lambda_vs_k, plot_optimality_ratio
+
+    with pytest.raises(ValueError, match=r"curves\['ST'\] must hold one value per k \(3\)"):
+        plot_lambda_vs_k(ax, [1, 2, 3], {"ST": [1.0, 2.0]}, [0.5, 1, 2], 4.0)
+    with pytest.raises(ValueError, match="lower must hold one value per k"):
+        plot_lambda_vs_k(ax, [1, 2, 3], {"ST": [1.0, 2.0, 3.0]}, [0.5, 1], 4.0)
+    with pytest.raises(ValueError, match=r"ratios\['ST'\] must hold one value per k"):
+        plot_optimality_ratio(ax, [1, 2], {"ST": np.ones((2, 2))})
+    with pytest.raises(TypeError, match="ratios must map a method's name"):
+        plot_optimality_ratio(ax, [1, 2], [0.9, 0.8])
+    artists = plot_lambda_vs_k(ax, [1, 2, 3], {"ST": [1.0, 2.0, 3.0]}, [0.5, 1, 2], 4.0)
+    np.testing.assert_array_equal(artists["curves"]["ST"].get_ydata(), [1.0, 2.0, 3.0])
+
+
+def test_detectability_plot_checks_its_sizes(ax):
+    from spectral_kit.plots.weighting import plot_detectability, update_detectability
+
+    artists = plot_detectability(ax, 2.0, 50, 10)
+    # the threshold 1 + √(n₂/q) of the weighting module, drawn
+    n2 = artists["threshold"].get_xdata()
+    np.testing.assert_allclose(artists["threshold"].get_ydata(), 1 + np.sqrt(n2 / 50))
+    for args, match in [((2.0, 0, 10), "n_samples"), ((np.nan, 50, 10), "signal"),
+                        ((1e200, 50, 10), "overflows"), ((2.0, 50, -1), "n_irrelevant")]:
+        with pytest.raises(ValueError, match=match):
+            plot_detectability(ax, *args)
+    with pytest.raises(ValueError, match="n_samples"):
+        update_detectability(artists, 2.0, -5, 10)
+
+
+def test_eigenvector_and_positivity_plots_refuse_what_they_cannot_show(ax):
+    from spectral_kit.plots.q_alpha import plot_eigenvector_entries, plot_positivity_curve
+    from spectral_kit.theory import positivity_probability
+
+    with pytest.raises(ValueError, match="v contains 1 NaN"):
+        plot_eigenvector_entries(ax, np.array([0.5, np.nan, 0.5, 0.5]))
+    with pytest.raises(ValueError, match="v must be a non-zero vector"):
+        plot_eigenvector_entries(ax, np.zeros(4))
+    artists = plot_eigenvector_entries(ax, np.array([0.5, -0.5, 0.5, 0.5]))
+    assert artists.label.get_text() == "1 of 4 entries negative"
+    result = positivity_probability([5, 10], 1 / 6, 2**0.5 / 6, 20, random_state=0)
+    with pytest.raises(ValueError, match=r"current_n=4 is not one of result\.n"):
+        plot_positivity_curve(ax, result, current_n=4)
+    plot_positivity_curve(ax, result, current_n=10)
+
+
+def test_explorers_check_their_settings():
+    from spectral_kit.widgets import PositivityExplorer, SparsityGapExplorer
+
+    for kwargs, error, match in [
+        ({"n_max": None}, TypeError, "n_max must be an integer"),
+        ({"n_max": 12.9}, TypeError, "n_max must be an integer"),
+        ({"n_max": 5}, ValueError, r"n_max must be an integer in \[10, 2000\]"),
+        ({"random_state": -1}, ValueError, "random_state must be an integer in"),
+        ({"random_state": 2.7}, TypeError, "random_state must be an integer"),
+    ]:
+        with pytest.raises(error, match=match):
+            PositivityExplorer(**kwargs)
+    with pytest.raises(TypeError, match="random_state must be an integer"):
+        SparsityGapExplorer(random_state="x")
+    explorer = PositivityExplorer(n_max=20)
+    try:
+        for scale in (0.0, -1.0, np.nan, 1e-6):
+            with pytest.raises(ValueError, match="scale"):
+                explorer.snapshot(scale=scale)
+        assert explorer.snapshot(scale=0.5).startswith(b"\x89PNG")
+    finally:
+        explorer.close()

@@ -16,6 +16,7 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter
 
+from ..validation import check_array
 from ._style import IRRELEVANT, NEGATIVE, POSITIVE, RELEVANT
 
 __all__ = [
@@ -91,6 +92,11 @@ def plot_positivity_curve(
         Draws the horizontal line the paper's statements refer to (0.99).
     """
     n = np.asarray(result.n, dtype=float)
+    if current_n is not None and not np.any(result.n == current_n):
+        raise ValueError(
+            f"current_n={current_n!r} is not one of result.n ({np.asarray(result.n).tolist()}); "
+            "mark one of the sizes that were simulated, or pass current_n=None."
+        )
     (line,) = ax.plot(n, result.probability, "-o", color=POSITIVE, ms=3, lw=1.5,
                       label="$P$(leading eigenvector same-sign)")
     band = PolyCollection([_band_vertices(n, result.lower, result.upper)], color=POSITIVE,
@@ -134,7 +140,9 @@ class EigenvectorArtists:
     relative_x: bool = False
 
     def update(self, v: np.ndarray) -> None:
-        v = np.asarray(v, dtype=float)
+        v = check_array(v, "v", ndim=1)
+        if not np.any(v):
+            raise ValueError("v must be a non-zero vector (an eigenvector has norm 1).")
         # √n·v puts every size on one scale: 1 is the uniform vector 1/√n.
         entries = np.sort(v * np.sqrt(v.size))[::-1]
         if self.relative_x:

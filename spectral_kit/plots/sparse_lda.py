@@ -66,9 +66,14 @@ def _band_xy(x: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     )
 
 
-def _as_array(values: Any, size: int) -> np.ndarray:
+def _as_array(values: Any, size: int, name: str) -> np.ndarray:
+    """``values`` as one value per k (a scalar is repeated), or a ValueError naming it."""
     arr = np.asarray(values, dtype=float)
-    return np.full(size, float(arr)) if arr.ndim == 0 else arr
+    if arr.ndim == 0:
+        return np.full(size, float(arr))
+    if arr.shape != (size,):
+        raise ValueError(f"{name} must hold one value per k ({size}); got shape {arr.shape}.")
+    return arr
 
 
 # --------------------------------------------------------------------------- interlacing
@@ -203,8 +208,8 @@ def update_lambda_vs_k(
     With ``rescale=False`` the axes keep their limits.
     """
     ks = np.asarray(ks, dtype=float)
-    lower = _as_array(lower, ks.size)
-    upper = _as_array(upper, ks.size)
+    lower = _as_array(lower, ks.size, "lower")
+    upper = _as_array(upper, ks.size, "upper")
     artists["band"].set_xy(_band_xy(ks, lower, upper))
     artists["lower"].set_data(ks, lower)
     artists["upper"].set_data(ks, upper)
@@ -217,13 +222,20 @@ def update_lambda_vs_k(
 
 
 def _update_curves(
-    ax: Axes, lines: dict[str, Line2D], ks: np.ndarray, curves: Mapping[str, Any]
+    ax: Axes, lines: dict[str, Line2D], ks: np.ndarray, curves: Mapping[str, Any],
+    what: str = "curves",
 ) -> None:
-    for i, (name, values) in enumerate(curves.items()):
+    """One line per entry of ``curves`` (called ``what`` in messages), over ``ks``."""
+    if not isinstance(curves, Mapping):
+        raise TypeError(f"{what} must map a method's name to its values; got "
+                        f"{type(curves).__name__}.")
+    # checked before any line moves: a bad entry must not leave half a figure redrawn
+    values = {name: _as_array(v, ks.size, f"{what}[{name!r}]") for name, v in curves.items()}
+    for i, (name, curve) in enumerate(values.items()):
         if name not in lines:
             lines[name] = ax.plot([], [], label=name, markersize=5, linewidth=1.3,
                                   **_style(name, i))[0]
-        lines[name].set_data(ks, np.asarray(values, dtype=float))
+        lines[name].set_data(ks, curve)
         lines[name].set_visible(True)
     for name, line in lines.items():
         if name not in curves:
@@ -267,7 +279,7 @@ def update_optimality_ratio(artists: dict[str, Any], ks: Any, ratios: Mapping[st
     """Redraw :func:`plot_optimality_ratio` in place."""
     ks = np.asarray(ks, dtype=float)
     ax = artists["ax"]
-    _update_curves(ax, artists["curves"], ks, ratios)
+    _update_curves(ax, artists["curves"], ks, ratios, "ratios")
     lo, _ = _limits([np.asarray(v, float) for v in ratios.values()])
     ax.set_xlim(ks.min() - 0.5, ks.max() + 0.5)
     ax.set_ylim(min(lo, 0.85), 1.02)
@@ -322,7 +334,7 @@ def update_error_vs_k(
     """Redraw :func:`plot_error_vs_k` in place."""
     ax = artists["ax"]
     ks = np.asarray(ks, dtype=float)
-    _update_curves(ax, artists["curves"], ks, errors)
+    _update_curves(ax, artists["curves"], ks, errors, "errors")
     spread = spread or {}
     for i, (name, values) in enumerate(errors.items()):
         if name not in spread:

@@ -26,6 +26,9 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.patches import StepPatch
 
+from ..validation import check_finite_scalar, check_int
+from ..weighting.detectability import critical_irrelevant
+
 __all__ = [
     "plot_cluster_projection",
     "plot_detectability",
@@ -389,9 +392,12 @@ def plot_detectability(
     dict
         ``{"threshold": Line2D, "paper": Line2D, "signal": Line2D, "current": Line2D}``.
     """
+    crit = critical_irrelevant(signal, n_samples)  # checks signal and n_samples
     q = float(n_samples)
-    crit = q * max(float(signal) - 1.0, 0.0) ** 2
-    right = n_irrelevant_max or max(4 * int(n_irrelevant), int(2 * crit), 10)
+    n_irrelevant = check_int(n_irrelevant, "n_irrelevant", low=0)
+    right = (float(max(4 * n_irrelevant, 10, min(2.0 * crit, 1e300)))
+             if n_irrelevant_max is None
+             else check_int(n_irrelevant_max, "n_irrelevant_max", low=1))
     n2 = np.linspace(0.0, float(right), 200)
     (threshold,) = ax.plot(n2, 1 + np.sqrt(n2 / q), color="k", label=r"$1 + \sqrt{n_2/q}$")
     (paper,) = ax.plot(
@@ -421,7 +427,9 @@ def update_detectability(
 
     With ``rescale=False`` the axes keep their limits.
     """
-    q = float(n_samples)
+    signal = check_finite_scalar(signal, "signal", low=0.0)
+    q = float(check_int(n_samples, "n_samples", low=1))
+    n_irrelevant = check_int(n_irrelevant, "n_irrelevant", low=0)
     n2 = artists["threshold"].get_xdata()
     artists["threshold"].set_ydata(1 + np.sqrt(n2 / q))
     artists["paper"].set_ydata(1 + 2 * np.sqrt(n2 / q))

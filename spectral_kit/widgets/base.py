@@ -37,6 +37,7 @@ from PIL import Image as PILImage
 from threadpoolctl import ThreadpoolController
 
 from ..plots._style import DRAW_LOCK, FIGURE_DPI, PNG_SCALE, figure_style
+from ..validation import check_finite_scalar
 
 __all__ = ["Explorer"]
 
@@ -232,6 +233,10 @@ class Explorer:
 
     def snapshot(self, scale: float = 1.0) -> bytes:
         """The current figure as PNG bytes, ``scale`` times the pixels it has on screen."""
+        scale = check_finite_scalar(scale, "scale", low=0.0, low_inclusive=False)
+        if min(self.figure.get_size_inches()) * FIGURE_DPI * scale < 1.0:
+            raise ValueError(f"scale={scale:g} leaves the image less than a pixel wide; "
+                             "use a scale near 1 (2 for a sharp print).")
         buffer = io.BytesIO()
         with DRAW_LOCK, self._static_render():
             self.figure.savefig(buffer, format="png", dpi=FIGURE_DPI * scale)

@@ -11,6 +11,7 @@ from matplotlib.figure import Figure
 
 from ..plots.q_alpha import plot_eigenvector_entries, plot_positivity_curve
 from ..theory import PositivityResult, PositivitySampler, wilson_interval
+from ..validation import check_int
 from .base import Explorer
 from .controls import make_slider
 
@@ -42,10 +43,8 @@ class PositivityExplorer(Explorer):
     figsize = (8.0, 3.2)
 
     def __init__(self, *, n_max: int = 150, random_state: int = 0, **values: Any):
-        if not 10 <= int(n_max) <= 2000:
-            raise ValueError(f"n_max must lie in [10, 2000]; got {n_max}.")
-        self.n_max = int(n_max)
-        self.sampler = PositivitySampler(int(random_state))
+        self.n_max = check_int(n_max, "n_max", low=10, high=2000)
+        self.sampler = PositivitySampler(check_int(random_state, "random_state", low=0))
         grid = np.unique(np.round(np.geomspace(2, self.n_max, 16)).astype(int))
         self.grid = grid
         super().__init__(**values)

@@ -74,7 +74,7 @@ class SparsityGapExplorer(Explorer):
         return super().__new__(cls)
 
     def __init__(self, *, mode: str | None = None, random_state: int = 0, **values: Any):
-        self.random_state = int(random_state)
+        self.random_state = check_int(random_state, "random_state", low=0)
         self._cache: OrderedDict = OrderedDict()
         super().__init__(**values)
 
