@@ -263,3 +263,50 @@ def test_explorers_check_their_settings():
         assert explorer.snapshot(scale=0.5).startswith(b"\x89PNG")
     finally:
         explorer.close()
+
+
+def test_alpha_bars_and_interval_widths_refuse_mismatched_data(ax):
+    from spectral_kit.plots.q_alpha import plot_alpha_bars
+    from spectral_kit.plots.stability import plot_interval_widths
+
+    with pytest.raises(ValueError, match="relevant must mark each of the 3 weights"):
+        plot_alpha_bars(ax, np.array([0.8, 0.6, 0.1]), np.array([False, False, True, True]))
+    with pytest.raises(ValueError, match="alpha contains 1 NaN"):
+        plot_alpha_bars(ax, np.array([0.8, np.nan, 0.1]), np.array([True, False, False]))
+    with pytest.raises(ValueError, match="gap must be finite"):
+        plot_alpha_bars(ax, np.array([0.8, 0.6, 0.1]), np.array([True, False, False]),
+                        gap=np.nan)
+    with pytest.raises(ValueError, match="lower must not exceed upper"):
+        plot_interval_widths(ax, np.ones((3, 3)), np.zeros((3, 3)))
+    lower = np.zeros((3, 3))
+    lower[0, 0] = np.nan
+    with pytest.raises(ValueError, match="lower contains 1 NaN"):
+        plot_interval_widths(ax, lower, np.ones((3, 3)))
+    with pytest.raises(ValueError, match="square matrices of one shape"):
+        plot_interval_widths(ax, np.zeros((3, 3)), np.ones((4, 4)))
+    image = plot_interval_widths(ax, np.zeros((2, 2)), np.array([[1.0, 2.0], [2.0, 3.0]]))
+    np.testing.assert_array_equal(image.image.get_array(), [[1.0, 2.0], [2.0, 3.0]])
+
+
+def test_cluster_projection_update_checks_like_the_first_draw(ax):
+    from spectral_kit.plots.weighting import plot_cluster_projection, update_cluster_projection
+
+    Z = np.random.default_rng(0).standard_normal((6, 3))
+    artists = plot_cluster_projection(ax, Z, [0, 0, 1, 1, 2, 2])
+    with pytest.raises(ValueError, match=r"embedding must have shape \(n_samples, ≥ 2\)"):
+        update_cluster_projection(artists, Z[:, :1])
+    with pytest.raises(ValueError, match="labels has 5 labels but the data have 6 samples"):
+        update_cluster_projection(artists, Z, [0, 1, 0, 1, 0])
+    with pytest.raises(ValueError, match="labels has 5 labels"):
+        plot_cluster_projection(ax, Z, [0, 1, 0, 1, 0])
+    update_cluster_projection(artists, 2 * Z, ["a", "b", "a", "b", "a", "b"])
+    np.testing.assert_array_equal(artists["points"].get_offsets(), 2 * Z[:, :2])
+
+
+def test_dashboard_takes_a_mapping_of_explorers():
+    from spectral_kit.widgets import Dashboard
+
+    with pytest.raises(TypeError, match=r"explorers\['x'\] must be an explorer"):
+        Dashboard({"x": 3})
+    with pytest.raises(TypeError, match="explorers must map a card title"):
+        Dashboard([1, 2])

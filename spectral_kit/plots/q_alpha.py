@@ -16,7 +16,7 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter
 
-from ..validation import check_array
+from ..validation import check_array, check_finite_scalar
 from ._style import IRRELEVANT, NEGATIVE, POSITIVE, RELEVANT
 
 __all__ = [
@@ -200,9 +200,18 @@ class AlphaBarsArtists:
         gap: float | None = None,
         bound: object | None = None,
     ) -> None:
+        alpha = check_array(alpha, "alpha", ndim=1)
+        relevant = np.asarray(relevant, dtype=bool)
+        if relevant.shape != alpha.shape:
+            raise ValueError(
+                f"relevant must mark each of the {alpha.size} weights (a boolean mask of the "
+                f"length of alpha); got shape {relevant.shape}."
+            )
+        if gap is not None:
+            gap = check_finite_scalar(gap, "gap")
         order = np.argsort(-alpha, kind="stable")
-        a = np.asarray(alpha)[order]
-        rel = np.asarray(relevant, dtype=bool)[order]
+        a = alpha[order]
+        rel = relevant[order]
         if self.relative_x:
             x = (np.arange(a.size) + 0.5) / a.size
             left, right = 0.0, 1.0

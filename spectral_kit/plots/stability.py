@@ -21,7 +21,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from ..stability.interlacing import lemma1_distance_bound
-from ..validation import check_int
+from ..validation import check_array, check_int
 
 __all__ = [
     "BootstrapHistogramArtists",
@@ -198,9 +198,22 @@ class IntervalWidthArtists:
     image: AxesImage
 
     def update(self, lower: Any, upper: Any) -> None:
-        width = np.asarray(upper, dtype=float) - np.asarray(lower, dtype=float)
+        width = _interval_width(lower, upper)
         self.image.set_data(width)
         self.image.set_clim(0.0, float(width.max()) or 1.0)
+
+
+def _interval_width(lower: Any, upper: Any) -> np.ndarray:
+    """``upper − lower`` of square interval matrices of one shape, lower ≤ upper."""
+    lower, upper = check_array(lower, "lower"), check_array(upper, "upper")
+    if lower.shape != upper.shape or lower.shape[0] != lower.shape[1]:
+        raise ValueError(f"lower and upper must be square matrices of one shape; got "
+                         f"{lower.shape} and {upper.shape}.")
+    width = upper - lower
+    if width.min() < 0:
+        raise ValueError("lower must not exceed upper (an interval is [lower, upper]); "
+                         "were the two swapped?")
+    return width
 
 
 def plot_interval_widths(
@@ -211,9 +224,7 @@ def plot_interval_widths(
     Wide rows are the features whose similarities/covariances are least accurate -- those
     Algorithm 1 removes first.
     """
-    width = np.asarray(upper, dtype=float) - np.asarray(lower, dtype=float)
-    if width.ndim != 2 or width.shape[0] != width.shape[1]:
-        raise ValueError(f"lower and upper must be square matrices; got shape {width.shape}.")
+    width = _interval_width(lower, upper)
     image = ax.imshow(width, cmap=cmap, vmin=0.0, vmax=float(width.max()) or 1.0,
                       interpolation="nearest")
     if feature_names is not None:

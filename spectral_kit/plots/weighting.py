@@ -26,7 +26,12 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.patches import StepPatch
 
-from ..validation import check_finite_scalar, check_int
+from ..validation import (
+    check_array,
+    check_finite_scalar,
+    check_int,
+    check_labels,
+)
 from ..weighting.detectability import critical_irrelevant
 
 __all__ = [
@@ -102,10 +107,8 @@ def plot_cluster_projection(
     dict
         ``{"points": PathCollection}``.
     """
-    Z = np.asarray(embedding, dtype=float)
-    if Z.ndim != 2 or Z.shape[1] < 2:
-        raise ValueError(f"embedding must have shape (n_samples, ≥ 2); got {Z.shape}.")
-    codes = np.unique(np.asarray(labels), return_inverse=True)[1]
+    Z = _check_embedding(embedding)
+    codes = _label_codes(labels, Z.shape[0])
     shown = _normalized_projection(Z) if normalize else Z[:, :2]
     points = ax.scatter(
         shown[:, 0], shown[:, 1], c=codes, cmap=cmap, vmin=0, vmax=9, s=size,
@@ -137,14 +140,29 @@ def update_cluster_projection(
     ``rescale=False`` the axes keep their limits (a caller that blits the points over a
     cached background sets the limits itself).
     """
-    Z = np.asarray(embedding, dtype=float)
+    Z = _check_embedding(embedding)
+    codes = None if labels is None else _label_codes(labels, Z.shape[0])
     shown = _normalized_projection(Z) if normalize else Z[:, :2]
     points = artists["points"]
     points.set_offsets(shown)
-    if labels is not None:
-        points.set_array(np.unique(np.asarray(labels), return_inverse=True)[1].astype(float))
+    if codes is not None:
+        points.set_array(codes.astype(float))
     if rescale:
         _fit_limits(points.axes, shown[:, 0], shown[:, 1])
+
+
+def _check_embedding(embedding: object) -> np.ndarray:
+    """The samples' coordinates, at least two components each, finite."""
+    Z = check_array(embedding, "embedding", rows_label="samples", cols_label="components")
+    if Z.shape[1] < 2:
+        raise ValueError(f"embedding must have shape (n_samples, ≥ 2); got {Z.shape}.")
+    return Z
+
+
+def _label_codes(labels: object, n_samples: int) -> np.ndarray:
+    """Class labels as codes 0, 1, … (one per sample), for the colours."""
+    arr = check_labels(labels, n_samples, "labels", min_classes=1)
+    return np.unique(arr, return_inverse=True)[1]
 
 
 def _normalized_projection(embedding: object) -> np.ndarray:

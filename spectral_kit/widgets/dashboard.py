@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import io
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,7 +105,14 @@ class Dashboard:
     """
 
     def __init__(self, explorers: dict[str, Explorer] | None = None):
+        if explorers is not None and not isinstance(explorers, Mapping):
+            raise TypeError(f"explorers must map a card title to an explorer; got "
+                            f"{type(explorers).__name__}.")
         self.explorers = default_explorers() if explorers is None else dict(explorers)
+        for title, explorer in self.explorers.items():
+            if not isinstance(explorer, Explorer):
+                raise TypeError(f"explorers[{title!r}] must be an explorer (for example "
+                                f"PositivityExplorer()); got {type(explorer).__name__}.")
         cards_by_title = {card.title: card for card in CARDS}
         cards = []
         for title, explorer in self.explorers.items():
