@@ -310,3 +310,123 @@ def test_dashboard_takes_a_mapping_of_explorers():
         Dashboard({"x": 3})
     with pytest.raises(TypeError, match="explorers must map a card title"):
         Dashboard([1, 2])
+
+
+def test_eigengaps_and_stewart_plots_check_what_they_draw(ax):
+    from spectral_kit.plots.stability import plot_eigengaps, plot_stewart_bound
+
+    with pytest.raises(ValueError, match=r"stable_ks must hold k in \[1, 2\]"):
+        plot_eigengaps(ax, [3.0, 2.0, 1.0], 0.1, stable_ks=[5])
+    with pytest.raises(ValueError, match="threshold must be finite"):
+        plot_eigengaps(ax, [3.0, 2.0, 1.0], np.nan)
+    with pytest.raises(ValueError, match="eigenvalues contains 1 NaN"):
+        plot_eigengaps(ax, [3.0, np.nan, 1.0], 0.1)
+    artists = plot_eigengaps(ax, [3.0, 2.5, 1.0], 0.2, stable_ks=[2])
+    with pytest.raises(ValueError, match="stable_ks"):
+        artists.update([3.0, 2.5, 1.0], 0.2, stable_ks=[0])
+    # the gaps are 0.5 and 1.5; only the given k = 2 is coloured stable
+    heights = [bar.get_height() for bar in artists.bars]
+    np.testing.assert_allclose(heights, [0.5, 1.5])
+    assert [bar.get_facecolor() for bar in artists.bars][0] != artists.bars[1].get_facecolor()
+    with pytest.raises(ValueError, match="ks must have at least 1 value"):
+        plot_stewart_bound(ax, [], [], [])
+    with pytest.raises(ValueError, match="observed must hold distances"):
+        plot_stewart_bound(ax, [1, 2], [0.1, 0.2], [[np.inf, 0.1]])
+    # NaN stays a gap: a resample still being drawn
+    stewart = plot_stewart_bound(ax, [1, 2], [0.1, None], [[np.nan, 0.1], [0.05, 0.2]])
+    np.testing.assert_allclose(stewart.worst.get_ydata(), [np.nan, 0.2])
+
+
+def test_bootstrap_histogram_checks_its_values_and_interval(ax):
+    from spectral_kit.plots.stability import plot_bootstrap_histogram
+
+    with pytest.raises(ValueError, match="values contains 1 NaN"):
+        plot_bootstrap_histogram(ax, [1.0, np.nan, 2.0], 1.5, 1.0, 2.0)
+    with pytest.raises(ValueError, match="values must have at least 1 value"):
+        plot_bootstrap_histogram(ax, [], 1.5, 1.0, 2.0)
+    with pytest.raises(ValueError, match="were the two swapped"):
+        plot_bootstrap_histogram(ax, [1.0, 2.0], 1.5, 2.0, 1.0)
+    hist = plot_bootstrap_histogram(ax, [1.0, 2.0, 2.0], 1.5, 1.0, 2.0, bins=2)
+    with pytest.raises(ValueError, match="estimate must be finite"):
+        hist.update([1.0, 2.0], np.nan, 1.0, 2.0)
+    assert [bar.get_height() for bar in hist.bars] == [1, 2]
+
+
+def test_side_information_plots_check_their_arguments(ax):
+    from types import SimpleNamespace
+
+    from spectral_kit.plots.side_information import (
+        plot_alpha_structures,
+        plot_success_rates,
+        plot_topographic_map,
+    )
+
+    with pytest.raises(ValueError, match="lam_values must be positive on the logarithmic"):
+        plot_success_rates(ax, [0.0, 1.0, 10.0], {"a": [0.0, 0.5, 1.0]})
+    lines = plot_success_rates(ax, [0.0, 1.0, 10.0], {"a": [0.0, 0.5, 1.0]}, log_x=False)
+    np.testing.assert_array_equal(lines[0].get_xdata(), [0.0, 1.0, 10.0])
+    with pytest.raises(TypeError, match="rates must map a method's name"):
+        plot_success_rates(ax, [1.0, 10.0], [[0.0, 1.0]])
+    with pytest.raises(TypeError, match="groups must map a group's name"):
+        plot_alpha_structures(ax, [1.0, 2.0, 3.0], [[True, False, True]])
+    with pytest.raises(TypeError, match="topo must be the result of spectral_kit.topographic"):
+        plot_topographic_map(ax, None)
+    topo = SimpleNamespace(relevance=np.ones((2, 3)), alpha=np.ones((2, 3)),
+                           coordinates=np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="max_axis must lie in"):
+        plot_topographic_map(ax, topo, max_axis=-1.0)
+    with pytest.raises(TypeError, match=r"rounds\[1\] must be an integer"):
+        plot_topographic_map(ax, topo, rounds=(0, 1.5))
+
+
+def test_weighting_plots_check_their_arguments(ax):
+    from types import SimpleNamespace
+
+    from spectral_kit.plots.weighting import (
+        plot_spectrum_vs_bulk,
+        plot_variable_weights,
+        update_spectrum_vs_bulk,
+        update_variable_weights,
+    )
+
+    with pytest.raises(ValueError, match="alpha contains 1 NaN"):
+        plot_variable_weights(ax, [1.0, np.nan, 2.0])
+    with pytest.raises(ValueError, match="relevant must be a boolean mask of length 3"):
+        plot_variable_weights(ax, [1.0, 2.0, 3.0], [True])
+    with pytest.raises(ValueError, match="max_features must be an integer in"):
+        plot_variable_weights(ax, [1.0, 2.0, 3.0], max_features=0)
+    weights = plot_variable_weights(ax, [1.0, 2.0, 3.0], max_features=2)
+    with pytest.raises(ValueError, match="alpha has 1 weights but the plot shows 2"):
+        update_variable_weights(weights, [1.0])
+    update_variable_weights(weights, [4.0, 5.0, 6.0])
+    assert [bar.get_height() for bar in weights["bars"]] == [4.0, 5.0]
+    detect = SimpleNamespace(bulk_edge=1.0, signal_energy=2.0, top_eigenvalue=3.0)
+    for normalize in (False, True):
+        with pytest.raises(ValueError, match="eigenvalues contains 1 NaN"):
+            plot_spectrum_vs_bulk(ax, [1.0, np.nan, 3.0], detect, normalize=normalize)
+    with pytest.raises(TypeError, match="detect must be the result of spectral_kit.weighting"):
+        plot_spectrum_vs_bulk(ax, [1.0, 2.0], None)
+    spectrum = plot_spectrum_vs_bulk(ax, [1.0, 2.0], detect)
+    with pytest.raises(ValueError, match="eigenvalues must have at least 1 value"):
+        update_spectrum_vs_bulk(spectrum, [], detect)
+
+
+def test_interlacing_plot_and_sliders_check_their_arguments(ax):
+    from types import SimpleNamespace
+
+    from spectral_kit.plots.sparse_lda import plot_interlacing
+    from spectral_kit.widgets.controls import make_slider
+
+    with pytest.raises(TypeError, match="interlacing must be the result of"):
+        plot_interlacing(ax, None)
+    with pytest.raises(ValueError, match="interlacing.spectrum contains 1 NaN"):
+        plot_interlacing(ax, SimpleNamespace(spectrum=[1.0, np.nan, 3.0], sub=[2.0],
+                                             lower=[1.0], upper=[3.0]))
+    with pytest.raises(ValueError, match="one bracket per sub-eigenvalue"):
+        plot_interlacing(ax, SimpleNamespace(spectrum=[1.0, 2.0, 3.0], sub=[2.0, 2.5],
+                                             lower=[1.0], upper=[3.0]))
+    with pytest.raises(ValueError, match="value of lam must be positive"):
+        make_slider("lam", value=0)
+    with pytest.raises(ValueError, match=r"min \(100\) of n_samples must not exceed max"):
+        make_slider("n_samples", min=100, max=10, value=50)
+    assert make_slider("lam", value=1.0).value == 1.0

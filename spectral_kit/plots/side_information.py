@@ -15,7 +15,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Ellipse, Patch
 from matplotlib.text import Text
 
-from ..validation import check_array, check_choice
+from ..validation import check_array, check_choice, check_finite_scalar, check_int
+from ._checks import check_mapping, check_result
 
 __all__ = [
     "TopographicArtists",
@@ -42,6 +43,8 @@ def _group_colors(
 ) -> tuple[list[str], list[tuple[str, str]]]:
     colors = [OTHER_COLOR] * n
     legend = []
+    if groups is not None:
+        check_mapping(groups, "groups", "a group's name to its boolean mask")
     for (name, mask), color in zip((groups or {}).items(), GROUP_COLORS):
         m = np.asarray(mask, dtype=bool)
         if m.shape != (n,):
@@ -93,9 +96,12 @@ def plot_topographic_map(
         ``ellipses`` (one per feature), the centre ``points`` and the ``labels``.
     """
     weights = check_choice(weights, "weights", ("relevance", "alpha"))
-    values = np.asarray(getattr(topo, weights))
+    check_result(topo, "topo", ("relevance", "alpha", "coordinates"),
+                 "the result of spectral_kit.topographic_map")
+    max_axis = check_finite_scalar(max_axis, "max_axis", low=0.0, low_inclusive=False)
+    values = check_array(getattr(topo, weights), f"topo.{weights}")
     n_rounds, n = values.shape
-    rx, ry = rounds
+    rx, ry = (check_int(r, f"rounds[{i}]") for i, r in enumerate(rounds))
     for name, r in (("rounds[0]", rx), ("rounds[1]", ry)):
         if not 0 <= r < n_rounds:
             raise ValueError(
@@ -158,6 +164,11 @@ def plot_success_rates(
     list of Line2D, one per method, in the order of ``rates``.
     """
     lam = check_array(lam_values, "lam_values", ndim=1)
+    check_mapping(rates, "rates", "a method's name to its success rates")
+    if log_x and lam.min() <= 0:
+        # a logarithmic axis would drop these points without a word
+        raise ValueError(f"lam_values must be positive on the logarithmic λ axis; got "
+                         f"{lam.min():g}. Pass log_x=False for a linear axis.")
     lines = []
     styles = ("-o", "--s", ":^", "-.d")
     for (name, values), style, color in zip(rates.items(), styles * 3, GROUP_COLORS):

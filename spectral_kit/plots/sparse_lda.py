@@ -20,6 +20,8 @@ from matplotlib.collections import LineCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon
 
+from ._checks import check_result, check_values
+
 __all__ = [
     "METHOD_STYLES",
     "plot_error_vs_k",
@@ -131,11 +133,16 @@ def update_interlacing(
     With ``rescale=False`` the axes keep their limits (a caller that blits the artists over a
     cached background sets the limits itself).
     """
-    spectrum = np.asarray(interlacing.spectrum, dtype=float)
-    sub = np.asarray(interlacing.sub, dtype=float)
-    lower = np.asarray(interlacing.lower, dtype=float)
-    upper = np.asarray(interlacing.upper, dtype=float)
+    check_result(interlacing, "interlacing", ("spectrum", "sub", "lower", "upper"),
+                 "the result of spectral_kit.sparse_lda.interlacing")
+    spectrum = check_values(interlacing.spectrum, "interlacing.spectrum")
+    sub = check_values(interlacing.sub, "interlacing.sub")
+    lower = check_values(interlacing.lower, "interlacing.lower")
+    upper = check_values(interlacing.upper, "interlacing.upper")
     k = sub.size
+    if lower.size != k or upper.size != k:
+        raise ValueError(f"interlacing.lower and .upper must hold one bracket per "
+                         f"sub-eigenvalue ({k}); got {lower.size} and {upper.size}.")
     idx = np.arange(1, k + 1) * spacing
     artists["spectrum"].set_data(np.zeros(spectrum.size), spectrum)
     artists["brackets"].set_segments([np.array([[i, lo], [i, hi]])

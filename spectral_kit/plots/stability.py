@@ -21,7 +21,8 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from ..stability.interlacing import lemma1_distance_bound
-from ..validation import check_array, check_int
+from ..validation import check_array, check_finite_scalar, check_int
+from ._checks import check_values
 
 __all__ = [
     "BootstrapHistogramArtists",
@@ -44,10 +45,19 @@ THRESHOLD_COLOR = "tab:red"
 
 
 def _descending(values: Any) -> np.ndarray:
-    arr = np.asarray(values, dtype=float).ravel()
-    if arr.size < 2:
-        raise ValueError(f"eigenvalues must hold at least 2 values; got {arr.size}.")
-    return np.sort(arr)[::-1]
+    return np.sort(check_values(values, "eigenvalues", min_size=2))[::-1]
+
+
+def _stable_set(stable_ks: Any, n_gaps: int) -> set[int]:
+    """The k of ``stable_ks`` as a set, each an integer in [1, n_gaps]."""
+    ks = np.asarray(list(stable_ks) if not isinstance(stable_ks, np.ndarray) else stable_ks)
+    if ks.size and ks.dtype.kind not in "iu":
+        raise TypeError(f"stable_ks must hold integers k (1-based); got dtype {ks.dtype}.")
+    ks = ks.astype(int).ravel()
+    if ks.size and (ks.min() < 1 or ks.max() > n_gaps):
+        raise ValueError(f"stable_ks must hold k in [1, {n_gaps}] (one per eigengap); got "
+                         f"{ks.min()} … {ks.max()}.")
+    return {int(k) for k in ks}
 
 
 @dataclass(frozen=True)
@@ -70,9 +80,10 @@ class EigengapArtists:
         show its value).
         """
         gaps = -np.diff(_descending(eigenvalues))
+        threshold = check_finite_scalar(threshold, "threshold")
         if stable_ks is None:
             stable_ks = np.flatnonzero(gaps > threshold) + 1
-        stable = {int(k) for k in stable_ks}
+        stable = _stable_set(stable_ks, gaps.size)
         if len(self.bars) != gaps.size:
             for rect in self.bars:
                 rect.remove()
@@ -112,6 +123,8 @@ def plot_eigengaps(
         Defaults to the k whose gap exceeds the threshold.
     """
     gaps = -np.diff(_descending(eigenvalues))
+    threshold = check_finite_scalar(threshold, "threshold")
+    _stable_set(() if stable_ks is None else stable_ks, gaps.size)
     bars = ax.bar(np.arange(1, gaps.size + 1), gaps, width=0.8, color=UNSTABLE_COLOR)
     line = ax.axhline(threshold, color=THRESHOLD_COLOR, linestyle="--", label=r"$4\lambda_1(E)$")
     ax.set_xlabel("$k$")
@@ -145,11 +158,16 @@ class StewartArtists:
 
 
 def _stewart_arrays(ks: Any, bounds: Any, observed: Any) -> tuple[np.ndarray, ...]:
-    ks_arr = np.asarray(ks, dtype=float).ravel()
+    ks_arr = check_values(ks, "ks")
     bound_arr = np.array(
         [np.nan if b is None else float(b) for b in np.ravel(np.asarray(bounds, dtype=object))]
     )
+    # NaN is a gap: a bound where the theorem's conditions fail, a distance of a resample
+    # still being drawn (the explorers draw progressively)
     obs = np.atleast_2d(np.asarray(observed, dtype=float))
+    if np.isinf(obs).any():
+        raise ValueError("observed must hold distances in [0, 1] (NaN for one not drawn "
+                         "yet); got an infinite value.")
     if obs.shape[1] != ks_arr.size and obs.shape[0] == ks_arr.size:
         obs = obs.T
     if bound_arr.size != ks_arr.size or obs.shape[1] != ks_arr.size:
@@ -173,7 +191,8 @@ def plot_stewart_bound(ax: Axes, ks: Any, bounds: Any, observed: Any) -> Stewart
         gap in the line. Bounds above 1 say nothing (a distance never exceeds 1) and are
         drawn at 1.
     observed : array-like of shape (B, len(ks)) or (len(ks),)
-        Distances between the top-k eigenspaces of A and of each resampled matrix.
+        Distances between the top-k eigenspaces of A and of each resampled matrix; NaN for
+        a resample not drawn yet.
     """
     ks_arr, bound_arr, obs = _stewart_arrays(ks, bounds, observed)
     (bound,) = ax.plot(ks_arr, np.minimum(bound_arr, 1.0), "o-", color=THRESHOLD_COLOR,
@@ -292,12 +311,25 @@ class BootstrapHistogramArtists:
     bins: np.ndarray
 
     def update(self, values: Any, estimate: float, lower: float, upper: float) -> None:
-        counts, _ = np.histogram(np.asarray(values, dtype=float), bins=self.bins)
+        vals, estimate, lower, upper = _histogram_inputs(values, estimate, lower, upper)
+        counts, _ = np.histogram(vals, bins=self.bins)
         for rect, count in zip(self.bars, counts):
             rect.set_height(count)
         for line, x in ((self.estimate, estimate), (self.lower, lower), (self.upper, upper)):
             line.set_xdata([x, x])
         self.ax.set_ylim(0, max(1, int(counts.max())) * 1.1)
+
+
+def _histogram_inputs(values: Any, estimate: Any, lower: Any,
+                      upper: Any) -> tuple[np.ndarray, float, float, float]:
+    vals = check_values(values, "values")
+    estimate = check_finite_scalar(estimate, "estimate")
+    lower = check_finite_scalar(lower, "lower")
+    upper = check_finite_scalar(upper, "upper")
+    if lower > upper:
+        raise ValueError(f"lower ({lower:g}) must not exceed upper ({upper:g}): an interval "
+                         "is [lower, upper]; were the two swapped?")
+    return vals, estimate, lower, upper
 
 
 def plot_bootstrap_histogram(
@@ -308,7 +340,7 @@ def plot_bootstrap_histogram(
 
     ``bins``/``value_range`` fix the bin edges, which later updates keep.
     """
-    vals = np.asarray(values, dtype=float).ravel()
+    vals, estimate, lower, upper = _histogram_inputs(values, estimate, lower, upper)
     counts, edges = np.histogram(vals, bins=bins, range=value_range)
     bars = ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", color="tab:blue",
                   alpha=0.6, label="bootstrap values")

@@ -31,8 +31,10 @@ from ..validation import (
     check_finite_scalar,
     check_int,
     check_labels,
+    check_mask,
 )
 from ..weighting.detectability import critical_irrelevant
+from ._checks import check_result, check_values
 
 __all__ = [
     "plot_cluster_projection",
@@ -206,9 +208,11 @@ def plot_variable_weights(
     dict
         ``{"bars": BarContainer}``.
     """
-    a = np.asarray(alpha, dtype=float)
-    shown = a.size if max_features is None else min(int(max_features), a.size)
-    mask = np.zeros(a.size, dtype=bool) if relevant is None else np.asarray(relevant, bool)
+    a = check_values(alpha, "alpha")
+    shown = a.size if max_features is None else min(
+        check_int(max_features, "max_features", low=1), a.size)
+    mask = (np.zeros(a.size, dtype=bool) if relevant is None
+            else check_mask(relevant, "relevant", a.size))
     colors = [RELEVANT_COLOR if m else IRRELEVANT_COLOR for m in mask[:shown]]
     bars = ax.bar(np.arange(1, shown + 1), a[:shown], width=0.8, color=colors)
     ax.set_xlabel("feature")
@@ -222,8 +226,11 @@ def plot_variable_weights(
 
 def update_variable_weights(artists: dict[str, Any], alpha: object) -> None:
     """Set the bar heights of :func:`plot_variable_weights` to new weights."""
-    a = np.asarray(alpha, dtype=float)
+    a = check_values(alpha, "alpha")
     bars = artists["bars"]
+    if a.size < len(bars.patches):
+        raise ValueError(f"alpha has {a.size} weights but the plot shows {len(bars.patches)} "
+                         "features.")
     shown = a[: len(bars.patches)]
     for patch, value in zip(bars.patches, shown):
         patch.set_height(value)
@@ -281,7 +288,8 @@ def plot_spectrum_vs_bulk(
         ``{"hist": BarContainer, "edge": Line2D, "energy": Line2D, "top": Line2D}``; with
         ``stairs`` the histogram is a StepPatch.
     """
-    w = np.asarray(eigenvalues, dtype=float)
+    w = check_values(eigenvalues, "eigenvalues")
+    _check_detectability(detect)
     scale = _spectrum_scale(w) if normalize else 1.0
     shown, span = (_relative(w, scale), (0.0, 1.0)) if normalize else (w, None)
     hist: Any
@@ -321,7 +329,8 @@ def update_spectrum_vs_bulk(
     ``normalize`` divides by the top eigenvalue as in :func:`plot_spectrum_vs_bulk` (the
     bins then stay on ``[0, 1]``); with ``rescale=False`` the axes keep their limits.
     """
-    w = np.asarray(eigenvalues, dtype=float)
+    w = check_values(eigenvalues, "eigenvalues")
+    _check_detectability(detect)
     hist = artists["hist"]
     if normalize:
         scale = _spectrum_scale(w)
@@ -356,6 +365,11 @@ def update_spectrum_vs_bulk(
         span = hi - lo if hi > lo else 1.0
         ax.set_xlim(lo - 0.05 * span, hi + 0.05 * span)
     ax.set_ylim(*_count_limits(max(int(counts.max()), 1), log))
+
+
+def _check_detectability(detect: Any) -> None:
+    check_result(detect, "detect", ("bulk_edge", "signal_energy", "top_eigenvalue"),
+                 "the result of spectral_kit.weighting.detectability")
 
 
 def _spectrum_scale(w: np.ndarray) -> float:

@@ -96,7 +96,13 @@ def make_slider(
         "continuous_update": not spec.costly, "style": _STYLE,
         "layout": widgets.Layout(width=_WIDTH),
     }
+    if spec.min > spec.max:
+        raise ValueError(f"min ({spec.min}) of {name} must not exceed max ({spec.max}); "
+                         "were the two swapped?")
     if spec.kind == "log":
+        if spec.value <= 0:
+            raise ValueError(f"value of {name} must be positive (its slider is logarithmic, "
+                             f"10^[{spec.min}, {spec.max}]); got {spec.value}.")
         if not spec.min <= math.log10(spec.value) <= spec.max:
             raise ValueError(
                 f"value {spec.value} of {name} is outside 10^[{spec.min}, {spec.max}]."
