@@ -495,9 +495,17 @@ class _ReferenceSearch:
             if (deadline is not None and time.perf_counter() > deadline
                     and not (at_least_one and expanded == 0)):
                 return "max_seconds", bound
-            _, _, _, F_bytes, T_bytes, own = heapq.heappop(self.heap)
-            self.expand(np.frombuffer(F_bytes, dtype=bool).copy(),
-                        np.frombuffer(T_bytes, dtype=bool).copy(), own)
+            entry = heapq.heappop(self.heap)
+            try:
+                self.expand(np.frombuffer(entry[3], dtype=bool).copy(),
+                            np.frombuffer(entry[4], dtype=bool).copy(), entry[5])
+            except BaseException:
+                # Interrupted (Ctrl-C, a kernel interrupt) or failed mid-expansion: the node
+                # goes back, so that the queue still covers every subset the incumbent has
+                # not beaten and a resumed search certifies nothing it has not searched
+                # (children already queued only repeat part of its subtree).
+                heapq.heappush(self.heap, entry)
+                raise
             expanded += 1
         self.heap.clear()
         return "completed", self.threshold()
@@ -1083,7 +1091,9 @@ class ESLDASearch:
     keep its sliders live. At
     any moment the incumbent and the largest open bound bracket the optimum (Sec. 2.3:
     "preset thresholds based on generalized eigenvalue bounds can be used for early
-    termination").
+    termination"). That holds after an interrupt too: Ctrl-C (or an error) during
+    :meth:`advance` puts the node being expanded, and the nodes out with worker processes,
+    back in the queue, and a later :meth:`advance` resumes the search.
 
     Parameters
     ----------

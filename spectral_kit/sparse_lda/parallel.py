@@ -146,6 +146,7 @@ def parallel_advance(search: Any, n_jobs: int, deadline: float | None = None,
     payload = pickle.dumps(search, protocol=pickle.HIGHEST_PROTOCOL)
     executor = _executor(n_jobs)
     running: dict = {}  # future → (share, seconds, node budget)
+    unsent: list[list] = []  # shares taken off the queue, not yet handed to a worker
     start = time.perf_counter()
     # the state (the pair and the bounds' caches, O(n²)) goes with the first slices only
     with_state = n_jobs
@@ -175,14 +176,18 @@ def parallel_advance(search: Any, n_jobs: int, deadline: float | None = None,
                 # queue: the rest waits here rather than travel there and back
                 size = None if rate is None else max(MIN_SHARE, math.ceil(
                     SHARE_FACTOR * rate * seconds))
-                for share in _shares(search.heap, n_jobs - len(running), size, threshold):
-                    submit(share, with_state > 0, seconds, budget)
+                unsent = _shares(search.heap, n_jobs - len(running), size, threshold)
+                while unsent:
+                    submit(unsent[0], with_state > 0, seconds, budget)
+                    del unsent[0]
                     with_state -= 1
             if not running:
                 break
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
-                share, seconds, budget = running.pop(future)
+                # a share leaves ``running`` only once what came back is merged: an
+                # interrupt meanwhile returns it to the queue (below)
+                share, seconds, budget = running[future]
                 result = future.result()
                 if result is None:  # a worker new to this run: again, with the state
                     if deadline is not None and time.perf_counter() >= deadline:
@@ -190,17 +195,24 @@ def parallel_advance(search: Any, n_jobs: int, deadline: float | None = None,
                             heapq.heappush(search.heap, entry)
                     else:
                         submit(share, True, seconds, budget)
+                    del running[future]
                     continue
                 value, support, open_nodes, expanded = result
-                search.nodes += expanded
                 search.set_incumbent(support, value)
-                if open_nodes:  # it ran its whole slice: its pace sizes the next shares
-                    rate = expanded / seconds
                 for entry in open_nodes:
                     heapq.heappush(search.heap, entry)
+                del running[future]
+                search.nodes += expanded
+                if open_nodes:  # it ran its whole slice: its pace sizes the next shares
+                    rate = expanded / seconds
     except BaseException:
-        # an interrupt or a failed worker: no slice may go on running in the background
+        # an interrupt or a failed worker: no slice may go on running in the background,
+        # and the shares out with the workers come back to the queue (their slices' work
+        # is lost, not their nodes), so that a resumed search still certifies its result
         executor.shutdown(wait=False, kill_workers=True)
+        for share in [*(s for s, _, _ in running.values()), *unsent]:
+            for entry in share:
+                heapq.heappush(search.heap, entry)
         raise
     # still a heap: certified once its top cannot beat the incumbent
     if search.heap and -search.heap[0][0] <= search.threshold():

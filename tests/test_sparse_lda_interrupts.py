@@ -1,0 +1,101 @@
+"""An exact search interrupted mid-way (Ctrl-C, a kernel interrupt, a failing worker) keeps
+a queue that covers every subset it has not beaten: its bound still brackets the optimum,
+and resumed, it certifies the brute-force optimum -- in one process and on workers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from spectral_kit import sparse_lda as sl
+from spectral_kit.sparse_lda import parallel
+from spectral_kit.sparse_lda.branch_bound import ESLDASearch, _Search
+from spectral_kit.sparse_lda.pair import check_pair
+
+RTOL = 1e-9
+#: Pairs of 18 variables whose trees have several nodes at k = 9 from a poor start.
+SEEDS = {"rank_one": 1, "general": 0, "pca": 2}
+
+
+def _pair(kind: str, seed: int, n: int):
+    if kind == "pca":
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((3 * n, n)) @ rng.standard_normal((n, n))
+        return check_pair(np.corrcoef(X, rowvar=False), np.eye(n))
+    rp = sl.random_pair(n, kind=kind, random_state=seed)
+    return check_pair(rp.d if kind == "rank_one" else rp.A, rp.B)
+
+
+def _interrupt_at(monkeypatch, cls, name: str, call: int) -> list[int]:
+    """Make ``cls.name`` raise KeyboardInterrupt at its ``call``-th call (never for 0);
+    returns the running count of its calls."""
+    original = getattr(cls, name)
+    calls = [0]
+
+    def interrupted(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] == call:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(cls, name, interrupted)
+    return calls
+
+
+@pytest.mark.parametrize("kind", ["rank_one", "general", "pca"])
+@pytest.mark.parametrize("where", ["expand", "prune_node", "push"])
+def test_a_search_interrupted_in_a_node_resumes_to_the_optimum(kind, where, monkeypatch):
+    pair = _pair(kind, SEEDS[kind], 18)
+    k = 9
+    optimum = sl.exhaustive(pair.A, pair.B, k).value
+    # from a poor start, so that the lost part of a tree would hold better subsets
+    full = ESLDASearch(pair, k, np.arange(k))
+    with monkeypatch.context() as patch:
+        counted = _interrupt_at(patch, _Search, where, 0)
+        full.advance()
+    assert full.value == pytest.approx(optimum, rel=RTOL)
+    calls = range(1, counted[0] + 1)
+    interrupted = 0
+    for call in calls:
+        search = ESLDASearch(pair, k, np.arange(k))
+        with monkeypatch.context() as patch:
+            _interrupt_at(patch, _Search, where, call)
+            try:
+                search.advance()
+            except KeyboardInterrupt:
+                pass
+            else:  # the search ended before that call
+                continue
+        interrupted += 1
+        assert not search.optimal
+        assert search.upper_bound >= optimum * (1 - RTOL), (where, call)
+        assert search.advance() == "completed"
+        assert search.value == pytest.approx(optimum, rel=RTOL), (where, call)
+    assert interrupted >= 2
+
+
+def test_a_search_interrupted_on_workers_resumes_to_the_optimum(monkeypatch):
+    monkeypatch.setattr(ESLDASearch, "START_WORKERS_AFTER", 0.0)
+    monkeypatch.setattr(ESLDASearch, "PARALLEL_AFTER", 0.0)
+    monkeypatch.setattr(parallel, "MIN_SLICE_SECONDS", 0.003)
+    monkeypatch.setattr(parallel, "MAX_SLICE_SECONDS", 0.003)
+    pair = _pair("general", 0, 18)
+    k = 9
+    optimum = sl.exhaustive(pair.A, pair.B, k).value
+    interrupted = 0
+    for call in (1, 2):
+        search = ESLDASearch(pair, k, np.arange(k))
+        with monkeypatch.context() as patch:
+            # while the driver waits for the workers: their shares are out of the queue
+            _interrupt_at(patch, parallel, "wait", call)
+            try:
+                search.advance(n_jobs=2)
+            except KeyboardInterrupt:
+                pass
+            else:
+                continue
+        interrupted += 1
+        assert search.upper_bound >= optimum * (1 - RTOL)
+        assert search.advance() == "completed"
+        assert search.value == pytest.approx(optimum, rel=RTOL)
+    assert interrupted == 2
