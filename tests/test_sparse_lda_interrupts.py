@@ -26,17 +26,22 @@ def _pair(kind: str, seed: int, n: int):
     return check_pair(rp.d if kind == "rank_one" else rp.A, rp.B)
 
 
-def _interrupt_at(monkeypatch, cls, name: str, call: int) -> list[int]:
-    """Make ``cls.name`` raise KeyboardInterrupt at its ``call``-th call (never for 0);
-    returns the running count of its calls."""
+def _interrupt_at(monkeypatch, cls, name: str, call: int, *,
+                  after: bool = False) -> list[int]:
+    """Make ``cls.name`` raise KeyboardInterrupt at its ``call``-th call (never for 0),
+    instead of running or, with ``after``, once it has run; returns the running count of
+    its calls."""
     original = getattr(cls, name)
     calls = [0]
 
     def interrupted(*args, **kwargs):
         calls[0] += 1
+        if calls[0] == call and not after:
+            raise KeyboardInterrupt
+        out = original(*args, **kwargs)
         if calls[0] == call:
             raise KeyboardInterrupt
-        return original(*args, **kwargs)
+        return out
 
     monkeypatch.setattr(cls, name, interrupted)
     return calls
@@ -86,8 +91,9 @@ def test_a_search_interrupted_on_workers_resumes_to_the_optimum(monkeypatch):
     for call in (1, 2):
         search = ESLDASearch(pair, k, np.arange(k))
         with monkeypatch.context() as patch:
-            # while the driver waits for the workers: their shares are out of the queue
-            _interrupt_at(patch, parallel, "wait", call)
+            # as the driver takes the workers' results: their shares are out of the queue,
+            # one of them back but not merged yet
+            _interrupt_at(patch, parallel, "wait", call, after=True)
             try:
                 search.advance(n_jobs=2)
             except KeyboardInterrupt:
