@@ -430,3 +430,22 @@ def test_interlacing_plot_and_sliders_check_their_arguments(ax):
     with pytest.raises(ValueError, match=r"min \(100\) of n_samples must not exceed max"):
         make_slider("n_samples", min=100, max=10, value=50)
     assert make_slider("lam", value=1.0).value == 1.0
+
+
+def test_drawings_of_results_name_the_result_they_need(ax):
+    from spectral_kit.plots.q_alpha import plot_objective_trace, plot_positivity_curve
+    from spectral_kit.plots.sparse_lda import plot_lambda_vs_k
+    from spectral_kit.plots.stability import plot_sbs_trajectory
+
+    with pytest.raises(TypeError, match=r"result must be a Q-α result"):
+        plot_objective_trace(ax, None)
+    with pytest.raises(TypeError, match=r"positivity_probability; got None"):
+        plot_positivity_curve(ax, None)
+    with pytest.raises(TypeError, match=r"spectral_kit\.stability\.sbs; got dict without 'A'"):
+        plot_sbs_trajectory(ax, {"A": 1})
+    with pytest.raises(TypeError, match="ks must be a numeric array; got None"):
+        plot_lambda_vs_k(ax, None, {"ST": [1.0]}, [1.0], 2.0)
+    rng = np.random.default_rng(0)
+    res = sk.q_alpha(rng.standard_normal((20, 6)), 2, random_state=0)
+    (line,) = plot_objective_trace(ax, res)
+    np.testing.assert_array_equal(line.get_ydata(), res.objective)

@@ -17,6 +17,7 @@ from matplotlib.text import Text
 from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter
 
 from ..validation import check_array, check_finite_scalar
+from ._checks import check_result
 from ._style import IRRELEVANT, NEGATIVE, POSITIVE, RELEVANT
 
 __all__ = [
@@ -91,6 +92,8 @@ def plot_positivity_curve(
     level : float
         Draws the horizontal line the paper's statements refer to (0.99).
     """
+    check_result(result, "result", ("n", "probability", "lower", "upper", "confidence"),
+                 "the result of spectral_kit.theory.positivity_probability")
     n = np.asarray(result.n, dtype=float)
     if current_n is not None and not np.any(result.n == current_n):
         raise ValueError(
@@ -275,6 +278,8 @@ def plot_alpha_bars(
 
 def plot_objective_trace(ax: Axes, result: object) -> list[Line2D]:
     """trace(QᵀA_α²Q) per iteration: Prop. 3 says it never decreases."""
+    check_result(result, "result", ("objective", "n_iter", "converged"),
+                 "a Q-α result (spectral_kit.q_alpha and its variants)")
     it = np.arange(1, len(result.objective) + 1)
     lines = ax.plot(it, result.objective, "-o", ms=3, color=POSITIVE)
     ax.set_xlabel("iteration")

@@ -214,7 +214,7 @@ def update_lambda_vs_k(
 
     With ``rescale=False`` the axes keep their limits.
     """
-    ks = np.asarray(ks, dtype=float)
+    ks = check_values(ks, "ks")
     lower = _as_array(lower, ks.size, "lower")
     upper = _as_array(upper, ks.size, "upper")
     artists["band"].set_xy(_band_xy(ks, lower, upper))
@@ -284,7 +284,7 @@ def plot_optimality_ratio(
 
 def update_optimality_ratio(artists: dict[str, Any], ks: Any, ratios: Mapping[str, Any]) -> None:
     """Redraw :func:`plot_optimality_ratio` in place."""
-    ks = np.asarray(ks, dtype=float)
+    ks = check_values(ks, "ks")
     ax = artists["ax"]
     _update_curves(ax, artists["curves"], ks, ratios, "ratios")
     lo, _ = _limits([np.asarray(v, float) for v in ratios.values()])
@@ -340,7 +340,7 @@ def update_error_vs_k(
 ) -> None:
     """Redraw :func:`plot_error_vs_k` in place."""
     ax = artists["ax"]
-    ks = np.asarray(ks, dtype=float)
+    ks = check_values(ks, "ks")
     _update_curves(ax, artists["curves"], ks, errors, "errors")
     spread = spread or {}
     for i, (name, values) in enumerate(errors.items()):

@@ -22,7 +22,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..stability.interlacing import lemma1_distance_bound
 from ..validation import check_array, check_finite_scalar, check_int
-from ._checks import check_values
+from ._checks import check_result, check_values
 
 __all__ = [
     "BootstrapHistogramArtists",
@@ -273,6 +273,8 @@ class TrajectoryArtists:
 
 
 def _trajectory_arrays(result: Any) -> tuple[np.ndarray, ...]:
+    check_result(result, "result", ("A", "trajectory"),
+                 "the result of spectral_kit.stability.sbs")
     p = result.A.shape[0]
     steps = [s for s in result.trajectory if s.eigenvalues is not None]
     removed = np.array([p - s.n_features for s in steps], dtype=float)
