@@ -204,6 +204,36 @@ def test_store_and_load_round_trip(tmp_path, monkeypatch):
         ref.store(Reproduction("k", "wolf-shashua-2005", "t", (), settings={"quick": True}))
 
 
+def test_an_interrupted_store_keeps_the_stored_result(tmp_path, monkeypatch):
+    """The stored results are tracked files the appendices read: an interrupt while one is
+    rewritten must leave the old one whole (and no temporary file behind)."""
+    from spectral_kit.reproduce import _files
+
+    monkeypatch.setattr(ref, "DIRECTORY", tmp_path)
+    result = Reproduction(key="wolf-shashua-2005/fig3b", paper="wolf-shashua-2005",
+                          title="Fig. 3b", comparisons=(compare("n", 3, 3, rtol=0.0),),
+                          settings={"quick": False})
+    path = ref.store(result)
+    before = path.read_bytes()
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_files.os, "replace", interrupted)
+    changed = Reproduction(key=result.key, paper=result.paper, title="changed",
+                           comparisons=(compare("n", 4, 4, rtol=0.0),),
+                           settings={"quick": False})
+    with pytest.raises(KeyboardInterrupt):
+        ref.store(changed)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{ref.README_BEGIN}\nold\n{ref.README_END}\n")
+    with pytest.raises(KeyboardInterrupt):
+        ref.update_readme(readme, "new")
+    assert path.read_bytes() == before
+    assert readme.read_text() == f"{ref.README_BEGIN}\nold\n{ref.README_END}\n"
+    assert sorted(f.name for f in tmp_path.iterdir()) == sorted([path.name, "README.md"])
+
+
 def test_a_missing_reference_says_how_to_store_it(tmp_path, monkeypatch):
     monkeypatch.setattr(ref, "DIRECTORY", tmp_path)
     with pytest.raises(KeyError, match=re.escape("python -m spectral_kit.reproduce.reference")):

@@ -34,6 +34,7 @@ from pathlib import Path
 import matplotlib
 
 from ._core import PAPERS, REGISTRY, Comparison, Reproduction
+from ._files import write_atomic
 
 __all__ = [
     "FIGURES",
@@ -192,18 +193,6 @@ def _terminate_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _jsonable(value: object) -> object:
@@ -433,8 +422,8 @@ def _readme(out: Path, manifest: dict) -> str:
 def _save(out: Path, manifest: dict) -> None:
     manifest["updated"] = _dt.datetime.now().isoformat(timespec="seconds")
     with _no_interrupt():
-        _write_atomic(out / MANIFEST, json.dumps(manifest, indent=1, ensure_ascii=False))
-        _write_atomic(out / "README.md", _readme(out, manifest))
+        write_atomic(out / MANIFEST, json.dumps(manifest, indent=1, ensure_ascii=False))
+        write_atomic(out / "README.md", _readme(out, manifest))
 
 
 # -- the runner --------------------------------------------------------------------------------
@@ -564,8 +553,8 @@ def _run_one(out: Path, key: str, settings: dict) -> dict:
         seconds = time.perf_counter() - start
         trace = f"sections/{stem}.traceback.txt"
         with _no_interrupt():
-            _write_atomic(out / trace, "".join(traceback.format_exception(exc)))
-            _write_atomic(out / section, _failed_section(key, exc, seconds, settings, trace))
+            write_atomic(out / trace, "".join(traceback.format_exception(exc)))
+            write_atomic(out / section, _failed_section(key, exc, seconds, settings, trace))
         return {**entry, "status": "failed", "seconds": seconds, "settings": settings,
                 "error": f"{type(exc).__name__}: {exc}".splitlines()[0][:300]}
     figure, figure_error = f"figures/{stem}.png", ""
@@ -574,7 +563,7 @@ def _run_one(out: Path, key: str, settings: dict) -> dict:
     except Exception as exc:  # the table is worth keeping without its figure
         figure, figure_error = None, f"{type(exc).__name__}: {exc}"
     with _no_interrupt():
-        _write_atomic(out / section, _done_section(result, figure, figure_error))
+        write_atomic(out / section, _done_section(result, figure, figure_error))
     return {
         **entry, "status": "done", "figure": figure, "seconds": float(result.seconds),
         "settings": {k: _jsonable(v) for k, v in result.settings.items()},

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .._core import PAPERS, REGISTRY, VERDICTS, Comparison, Reproduction, verdict_counts
+from .._files import write_atomic
 
 __all__ = [
     "README_BEGIN",
@@ -92,7 +93,7 @@ def store(result: Reproduction, directory: Path | None = None) -> Path:
         "settings": _clean(result.settings),
         "comparisons": [c.to_dict() for c in result.comparisons],
     }
-    path.write_text(json.dumps(payload, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    write_atomic(path, json.dumps(payload, ensure_ascii=False, indent=1) + "\n")
     return path
 
 
@@ -169,7 +170,7 @@ def update_readme(path: Path | str, line: str | None = None) -> bool:
         lambda _: f"{README_BEGIN}\n{line}\n{README_END}", text, count=1, flags=re.S,
     )
     if new != text:
-        path.write_text(new, encoding="utf-8")
+        write_atomic(path, new)
     return new != text
 
 
