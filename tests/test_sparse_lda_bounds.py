@@ -476,6 +476,39 @@ def test_rank_one_subset_values_equal_direct_evaluation(r):
             assert value == pytest.approx(subset_f(pair.A, pair.B, S), rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.parametrize("r", [1, 2, 3])
+def test_subset_gains_against_solves_and_singular_subsets(r):
+    """ρ_Rᵀ C_RR⁻¹ ρ_R for every r-subset against a solve of each C_RR, and −∞ (never NaN)
+    for the subsets whose C_RR is singular: two identical candidates, a zero variance."""
+    from spectral_kit.sparse_lda._numerics import _combinations, subset_gains
+
+    rng = np.random.default_rng(70 + r)
+    for c in (r, r + 1, 9, 14):
+        X = rng.standard_normal((c, c + 3))
+        C = X @ X.T / (c + 3)
+        rho = rng.standard_normal(c)
+        gains = subset_gains(C, rho, r)
+        idx = _combinations(c, r)
+        assert gains.shape == (idx.shape[0],)
+        for row, gain in zip(idx, gains):
+            want = rho[row] @ np.linalg.solve(C[np.ix_(row, row)], rho[row])
+            assert gain == pytest.approx(want, rel=1e-10)
+    # candidate 1 repeats candidate 0 exactly; candidate 3 has no variance left
+    X = rng.standard_normal((6, 9))
+    C = X @ X.T
+    C[1], C[:, 1] = C[0], C[:, 0]
+    C[3], C[:, 3] = 0.0, 0.0
+    rho = rng.standard_normal(6)
+    gains = subset_gains(C, rho, r)
+    idx = _combinations(6, r)
+    singular = np.array([3 in row or (r > 1 and 0 in row and 1 in row) for row in idx])
+    assert not np.isnan(gains).any()
+    assert np.all(gains[singular] == -np.inf)
+    for row, gain in zip(idx[~singular], gains[~singular]):
+        want = rho[row] @ np.linalg.solve(C[np.ix_(row, row)], rho[row])
+        assert gain == pytest.approx(want, rel=1e-8)
+
+
 def test_pair_values_of_a_node_equal_direct_evaluation():
     """The two-removal values f(T ∖ {i, j}) that a rank-one node computes for a block of
     (rows, cols) on demand, against λ_max evaluated for each pair's subset; −∞ on i = j."""

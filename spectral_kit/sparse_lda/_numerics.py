@@ -229,6 +229,67 @@ def _combinations(c: int, r: int) -> np.ndarray:
     return idx
 
 
+@functools.lru_cache(maxsize=64)
+def _triple_layout(c: int) -> tuple[np.ndarray, ...]:
+    """Index arrays of the r = 3 pass over c candidates (read-only, cached): the pairs
+    (i < j) lexicographic, and for every triple i < j < k (in the order of
+    :func:`_combinations`) its pair's position and k, and the flat positions of C_ik and C_jk
+    in a c × c matrix (the i·c + k block first, then the j·c + k block)."""
+    iu, ju = np.triu_indices(c, 1)
+    counts = c - 1 - ju  # the k > j that extend pair (i, j)
+    tp = np.repeat(np.arange(iu.size), counts)
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    tk = np.arange(tp.size) - first + np.repeat(ju + 1, counts)
+    flat = np.concatenate([iu[tp] * c + tk, ju[tp] * c + tk])
+    for a in (iu, ju, tp, tk, flat):
+        a.setflags(write=False)
+    return iu, ju, tp, tk, flat
+
+
+def subset_gains(C: np.ndarray, rho: np.ndarray, r: int) -> np.ndarray:
+    """ρ_Rᵀ C_RR⁻¹ ρ_R for every r-subset R of range(c) (r ≤ 3, the order of
+    :func:`_combinations`), −∞ where C_RR is not numerically positive definite.
+
+    r = 2 by the 2 × 2 inverse; r = 3 by bordering each pair {i, j} with k > j:
+    ρ_Rᵀ C_RR⁻¹ ρ_R = q_ij + (ρ_k − C_{k,ij} α_ij)² / (C_kk − C_{k,ij} C_ij⁻¹ C_{ij,k}) with
+    α_ij = C_ij⁻¹ ρ_ij and q_ij = ρ_ijᵀ α_ij (the Schur complement of C_ij; R is positive
+    definite when both pivots are positive). The pairs' terms are computed once and every
+    gather is a one-dimensional ``take``: on 40 candidates (9,880 triples) that is less
+    than half the time of 3 × 3 cofactors over two-dimensional gathers.
+    """
+    c = rho.size
+    diag = C.diagonal()
+    flat_C = C.ravel()
+    if r == 1:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(diag > 0, rho * rho / diag, -np.inf)
+    if r not in (2, 3):
+        raise ValueError(f"r must be 1, 2 or 3; got {r}.")
+    iu, ju, tp, tk, flat = _triple_layout(c)
+    a, e = diag.take(iu), diag.take(ju)
+    b = flat_C.take(iu * c + ju)
+    det = a * e - b * b
+    ri, rj = rho.take(iu), rho.take(ju)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        inv = 1.0 / det
+        G11, G12, G22 = e * inv, -b * inv, a * inv
+        al1 = G11 * ri + G12 * rj
+        al2 = G12 * ri + G22 * rj
+        q = ri * al1 + rj * al2
+        pair_ok = (a > 0) & (det > 0)
+        if r == 2:
+            return np.where(pair_ok, q, -np.inf)
+        terms = np.stack([al1, al2, G11, G12, G22, q, pair_ok]).take(tp, axis=1)
+        C_k = flat_C.take(flat).reshape(2, -1)
+        cik, cjk = C_k[0], C_k[1]
+        num = rho.take(tk) - (cik * terms[0] + cjk * terms[1])
+        u1 = cik * terms[2] + cjk * terms[3]
+        u2 = cik * terms[3] + cjk * terms[4]
+        pivot = diag.take(tk) - (cik * u1 + cjk * u2)
+        gains = terms[5] + num * num / pivot
+        return np.where((pivot > 0) & (terms[6] > 0), gains, -np.inf)
+
+
 def rank_one_add_subsets_values(
     pair: MatrixPair, F: np.ndarray, candidates: np.ndarray, r: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -237,12 +298,14 @@ def rank_one_add_subsets_values(
     The bordered Cholesky step of :func:`rank_one_add_values` for r variables at once: with
     B_F = L Lᵀ, w = L⁻¹ d_F, the candidates' residuals ρ_j = d_j − (L⁻¹B_{F,j})ᵀ w and Schur
     complement C = B_cc − (L⁻¹B_{F,c})ᵀ (L⁻¹B_{F,c}), the value is ‖w‖² + ρ_Rᵀ C_RR⁻¹ ρ_R
-    (2 × 2 and 3 × 3 inverses by cofactors, for all subsets in one vectorized pass).
+    (:func:`subset_gains`, all subsets in one vectorized pass).
 
     Returns the subsets (positions into ``candidates``, shape (p, r), lexicographic) and the
     values. A non-positive pivot (C_RR numerically singular) gives −∞: such a subset is left
     to exact evaluation only if nothing else is near the top.
     """
+    if r not in (1, 2, 3):
+        raise ValueError(f"r must be 1, 2 or 3; got {r}.")
     base, rho, Lc = _bordered(pair, F, candidates)
     C = submatrix(pair.B, candidates)
     if Lc is not None:
@@ -250,31 +313,7 @@ def rank_one_add_subsets_values(
     idx = _combinations(candidates.size, r)
     if idx.shape[0] == 0:
         return idx, np.empty(0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if r == 1:
-            i = idx[:, 0]
-            det = C[i, i]
-            quad = rho[i] ** 2 / det
-        elif r == 2:
-            i, j = idx[:, 0], idx[:, 1]
-            a, b, e = C[i, i], C[i, j], C[j, j]
-            det = a * e - b * b
-            quad = (rho[i] ** 2 * e - 2.0 * rho[i] * rho[j] * b + rho[j] ** 2 * a) / det
-        elif r == 3:
-            i, j, k = idx[:, 0], idx[:, 1], idx[:, 2]
-            a, b, cc = C[i, i], C[i, j], C[i, k]
-            e, f, g = C[j, j], C[j, k], C[k, k]
-            # cofactors of the symmetric [[a b cc] [b e f] [cc f g]]
-            A11, A12, A13 = e * g - f * f, cc * f - b * g, b * f - cc * e
-            A22, A23, A33 = a * g - cc * cc, b * cc - a * f, a * e - b * b
-            det = a * A11 + b * A12 + cc * A13
-            x, y, z = rho[i], rho[j], rho[k]
-            quad = (A11 * x * x + A22 * y * y + A33 * z * z
-                    + 2.0 * (A12 * x * y + A13 * x * z + A23 * y * z)) / det
-        else:
-            raise ValueError(f"r must be 1, 2 or 3; got {r}.")
-        values = np.where(det > 0, base + quad, -np.inf)
-    return idx, values
+    return idx, base + subset_gains(C, rho, r)
 
 
 def swap_values(pair: MatrixPair, support: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

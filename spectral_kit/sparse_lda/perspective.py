@@ -178,6 +178,11 @@ def perspective_terms(P_free: np.ndarray, x_free: np.ndarray, r: int, *,
     log_s = -np.log(P_free.diagonal())
     best: tuple[float, float, np.ndarray] | None = None
     y = x_free
+    # one Fortran-ordered buffer for the weighted matrix, factorized in place: LAPACK then
+    # neither copies it nor cleans its upper triangle (Q is symmetric, dpotrs reads the lower)
+    M = np.empty((m, m), order="F")
+    M_diag = M.T.reshape(-1)[:: m + 1]
+    Q_diag = Q.diagonal().copy()
     for rnd in range(rounds + 1):
         split = _split(P_free, log_s, safety)
         if split is None:
@@ -187,9 +192,9 @@ def perspective_terms(P_free: np.ndarray, x_free: np.ndarray, r: int, *,
         round_best: tuple[float, np.ndarray, np.ndarray] | None = None
         steps = iters if rnd == 0 else inner
         for step in range(steps):
-            M = Q.copy()
-            M.flat[:: m + 1] += D * (1.0 / z - 1.0)
-            L, info = _potrf(M, lower=1)
+            np.copyto(M, Q)
+            np.add(Q_diag, D * (1.0 / z - 1.0), out=M_diag)
+            L, info = _potrf(M, lower=1, clean=0, overwrite_a=1)
             if info:
                 break
             y_new, info = _potrs(L, d_res, lower=1)
