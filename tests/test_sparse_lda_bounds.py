@@ -454,6 +454,26 @@ def test_search_certifies_the_optima_published_by_optimal_spca(label, k):
     assert res.value == pytest.approx(brute_best(A, np.eye(13), k), rel=1e-12)
 
 
+@pytest.mark.parametrize("theta", [0.0, 10.0, 40.0])
+def test_planted_general_pair_lifts_its_subset_above_theta(theta):
+    """The benchmark's planted general pair: the noise pair itself at θ = 0, and every
+    superset of the planted subset has λ_max(A_S, B_S) ≥ vᵀAv ≥ θ (vᵀBv = 1, A_S ⪰ 0)."""
+    from spectral_kit.bench.sparse_lda import _planted_general
+
+    pair, planted = _planted_general(theta)
+    noise = sl.random_pair(60, kind="general", random_state=0)
+    assert planted.size == 10 and np.unique(planted).size == 10
+    np.testing.assert_array_equal(pair.B, noise.B)
+    if theta == 0.0:
+        np.testing.assert_array_equal(pair.A, noise.A)
+    rng = np.random.default_rng(1)
+    others = np.setdiff1d(np.arange(60), planted)
+    for extra in (0, 5, 20):
+        S = np.sort(np.concatenate([planted, rng.choice(others, extra, replace=False)]))
+        top = scipy.linalg.eigh(pair.A[np.ix_(S, S)], pair.B[np.ix_(S, S)], eigvals_only=True)[-1]
+        assert top >= theta
+
+
 @pytest.mark.parametrize("r", [1, 2, 3])
 def test_rank_one_subset_values_equal_direct_evaluation(r):
     """The bordered-Cholesky values of F ∪ R for every r-subset R (with and without F)

@@ -8,7 +8,9 @@ same process, and against exhaustive enumeration where that can run:
 * **certification**: Sonar's correlation matrix (sparse PCA, n = 60) at k = 5, 10, 20;
   random rank-one pairs (Brownian paths, Sec. 3.1) at n = 40, k = 20 (the paper quotes
   "≈ 2 hours") and n = 80, k = 40; a general (full-rank) A at n = 60, k = 10 (and the same
-  kind of pair at n = 30, 35, 40, to show where certification within 60 s ends); and sparse PCA
+  kind of pair at n = 30, 35, 40, to show where certification within 60 s ends, and at
+  n = 60 with a direction of strength θ planted in A, to show how much one subset must stand
+  out from the noise for a certificate); and sparse PCA
   with ≥ 100 variables: the correlation of the 100 highest-variance colon-cancer genes and
   a spiked covariance (planted 10-sparse component, 120 variables) -- in its population form
   the optimum is known in closed form, 1 + β. Each search runs under a time budget; a search
@@ -190,8 +192,10 @@ def _gap(value: float, upper: float) -> float:
 
 
 def _certify(label: str, pair: MatrixPair, k: int, goal_seconds: float,
-             ref_budget: float, known: float | None = None) -> BenchResult:
-    """Both searches from the same GSLDA path, each under a time budget (ours: the goal)."""
+             ref_budget: float, known: float | None = None,
+             planted: np.ndarray | None = None) -> BenchResult:
+    """Both searches from the same GSLDA path, each under a time budget (ours: the goal);
+    ``planted``: a subset whose members in our support are counted."""
     path = gslda_pair(pair)
     seconds, res = timed(lambda: eslda_pair(pair, k, init=path, max_seconds=goal_seconds))
     ref_seconds, ref = timed(
@@ -208,6 +212,8 @@ def _certify(label: str, pair: MatrixPair, k: int, goal_seconds: float,
     if known is not None:
         extra["known_optimum"] = known
         extra["matches_known"] = bool(abs(res.value - known) <= 1e-9 * abs(known))
+    if planted is not None:
+        extra["planted_in_support"] = f"{int(np.isin(planted, res.support).sum())}/{planted.size}"
     stopped = "" if ref.optimal else f", stopped at its {ref_budget:g} s budget"
     return BenchResult(
         f"ESLDA certify {label}, n={pair.n}, k={k}", seconds,
@@ -227,6 +233,40 @@ def _general_frontier_rows() -> list[BenchResult]:
         p = random_pair(n, kind="general", random_state=0)
         rows.append(_certify("general A, random pair (seed 0; below the n = 60 goal)",
                              check_pair(p.A, p.B), 10, 60.0, 60.0))
+    return rows
+
+
+#: Strengths θ of the direction planted in the general pair of :func:`_planted_general_rows`.
+PLANTED_THETAS = (10.0, 20.0, 40.0)
+
+
+def _planted_general(theta: float, k: int = 10, seed: int = 0) -> tuple[MatrixPair, np.ndarray]:
+    """The general pair of the n = 60 row with a direction planted in A: A + θ (Bv)(Bv)ᵀ for
+    a v on a random ``k``-subset with vᵀBv = 1, and that subset.
+
+    Every S containing the subset then has λ_max(A_S, B_S) ≥ vᵀAv = v_SᵀA_S v_S + θ, while
+    without the plant A and B are sample covariances of the same process and no subset
+    stands out: θ is the strength of the one subset that does."""
+    p = random_pair(60, kind="general", random_state=seed)
+    rng = np.random.default_rng(100 + seed)
+    support = np.sort(rng.choice(60, k, replace=False))
+    v = np.zeros(60)
+    v[support] = rng.standard_normal(k)
+    v /= np.sqrt(v @ p.B @ v)
+    Bv = p.B @ v
+    return check_pair(p.A + theta * np.outer(Bv, Bv), p.B), support
+
+
+def _planted_general_rows() -> list[BenchResult]:
+    """The n = 60, k = 10 general pair with a planted direction of strength θ: how strong the
+    one subset that stands out must be for a certificate within the goal's 60 s (the row
+    without a plant is the noise-only pair above)."""
+    rows = []
+    for theta in PLANTED_THETAS:
+        pair, planted = _planted_general(theta)
+        rows.append(_certify(
+            f"general A, random pair (seed 0) with a planted direction, θ = {theta:g}",
+            pair, 10, 60.0, 60.0, planted=planted))
     return rows
 
 
@@ -318,6 +358,7 @@ def _eslda_rows(quick: bool) -> list[BenchResult]:
         rows.append(_certify("general A, random pair (seed 0)", check_pair(p.A, p.B), 10,
                              60.0, 60.0))
         rows.extend(_general_frontier_rows())
+        rows.extend(_planted_general_rows())
     for genes in (100,) if quick else (100, 200):
         colon = check_pair(_colon_top_genes(genes), np.eye(genes))
         for k in (5, 10) if quick else (5, 10, 20):
