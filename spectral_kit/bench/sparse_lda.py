@@ -241,12 +241,13 @@ PLANTED_THETAS = (10.0, 20.0, 40.0)
 
 
 def _planted_general(theta: float, k: int = 10, seed: int = 0) -> tuple[MatrixPair, np.ndarray]:
-    """The general pair of the n = 60 row with a direction planted in A: A + θ (Bv)(Bv)ᵀ for
-    a v on a random ``k``-subset with vᵀBv = 1, and that subset.
+    """The general pair of the n = 60 row with a direction planted in A: A' = A + θ (Bv)(Bv)ᵀ
+    for a v on a random ``k``-subset with vᵀBv = 1, and that subset.
 
-    Every S containing the subset then has λ_max(A_S, B_S) ≥ vᵀAv = v_SᵀA_S v_S + θ, while
-    without the plant A and B are sample covariances of the same process and no subset
-    stands out: θ is the strength of the one subset that does."""
+    Every S containing the subset then has λ_max(A'_S, B_S) ≥ vᵀA'v / vᵀBv = vᵀAv + θ ≥ θ
+    (v is supported on S, A ⪰ 0), while without the plant A and B are sample covariances of
+    the same process and no subset stands out: θ is the strength of the one subset that
+    does."""
     p = random_pair(60, kind="general", random_state=seed)
     rng = np.random.default_rng(100 + seed)
     support = np.sort(rng.choice(60, k, replace=False))
