@@ -623,15 +623,19 @@ def test_kept_terms_of_stacked_directions_equal_one_at_a_time():
             np.testing.assert_allclose(psi, psi1, rtol=1e-12, atol=1e-12)
 
 
-def check_children(pairs, *, exact_subsets=None):
+def check_children(pairs, *, exact_subsets=None, fixed_out=None):
     """Run ESLDA on each (A, B, k) with every child bound checked against brute force;
     returns, per child-bounding node, whether any child had a subset and whether the node
     had perspective terms. ``exact_subsets = 0`` turns off the direct finishes of r ≤ 3,
-    so that small pairs reach the children's bounds near the leaves too."""
+    so that small pairs reach the children's bounds near the leaves too. Every variable the
+    search fixes out of a node is checked too (no subset of the node that keeps it beats
+    the incumbent); ``fixed_out`` collects how many were fixed out at each node."""
     from spectral_kit.sparse_lda import branch_bound as bb
 
     checked = []
     with_perspective = []
+    if fixed_out is None:
+        fixed_out = []
 
     class Checked(bb._Search):
         if exact_subsets is not None:
@@ -658,6 +662,20 @@ def check_children(pairs, *, exact_subsets=None):
                 assert bound + info.margin >= best - tol(values)
                 checked.append(best > -np.inf)
             return fast
+
+        def excluded_free(self, info, free, r):
+            out = super().excluded_free(info, free, r)
+            T_idx = self._node
+            masks, values = self._all
+            T = np.zeros(self.n, dtype=bool)
+            T[T_idx] = True
+            for j in out:
+                F = np.zeros(self.n, dtype=bool)
+                F[np.delete(T_idx, free)] = True  # the node's F and the variables fixed in
+                F[T_idx[j]] = True
+                assert node_max(masks, values, F, T) <= self.threshold() + tol(values)
+            fixed_out.append(out.size)
+            return out
 
     class CheckedESLDA(bb.ESLDASearch):
         _search_class = Checked
@@ -741,12 +759,15 @@ def test_children_with_perspective_terms_never_cut_off_a_child(seed):
     perspective terms (and those fixed since they were computed) against brute force."""
     rng = np.random.default_rng(750 + seed)
     pairs = []
-    for n, d, B in rank_one_cases(rng, 300):
+    for n, d, B in rank_one_cases(rng, 450):
         if n >= 8:
             pairs.append((np.outer(d, d), B, int(rng.integers(3, n - 2))))
-    checked, with_perspective = check_children(pairs, exact_subsets=0)
+    fixed_out = []
+    checked, with_perspective = check_children(pairs, exact_subsets=0, fixed_out=fixed_out)
     assert sum(checked) > 100
     assert sum(with_perspective) > 30
+    # variables fixed out of nodes, each checked against brute force in check_children
+    assert sum(fixed_out) > 40
 
 
 @pytest.mark.parametrize("seed", range(2))

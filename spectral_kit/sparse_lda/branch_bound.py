@@ -51,6 +51,10 @@ search above is kept as :class:`_ReferenceSearch`):
   independent, so D is a tenth of diag(Q) deep in the tree: on the random n = 80, k = 40
   pairs it prunes most of the nodes the Schur bounds leave. The branching order stays on
   the other exclusion bounds: sorted by the perspective terms, the tree grew several times.
+* **Fixing out (rank one).** The same kept-side terms bound the subsets that keep a free j:
+  f(T) − base + ψ_j + (the r − 1 largest other ψ). Where that cannot beat the incumbent,
+  j leaves T and the node is evaluated again without it (its bounds tighten with the
+  smaller T); on the random n = 60–80 pairs this removes 8–31 % of the nodes.
 * **Cheap nodes.** Far from the leaves (e > k) the O(m²) bounds decide without an
   eigen-solve; children are bounded when they are created, so best-first order follows them.
 * **Short finishes (rank one).** A node that needs at most three more variables is solved by
@@ -368,6 +372,10 @@ class _ReferenceSearch:
         """Whether a node bound beyond f(T) prunes the node."""
         return False
 
+    def excluded_free(self, info: _NodeInfo, free: np.ndarray, r: int) -> np.ndarray:
+        """Free variables (positions in T) that no improving subset of the node keeps."""
+        return free[:0]
+
     def exclusion_bounds(self, info: _NodeInfo, free: np.ndarray, e: int) -> np.ndarray:
         """For each free j, a bound on the node's subsets that leave j out."""
         if info.H is not None and e >= 2:
@@ -439,6 +447,16 @@ class _ReferenceSearch:
                 self.offer(T[np.array(fixed, dtype=np.intp)])
                 return
         if h.max() + margin <= self.threshold():
+            return
+        out = self.excluded_free(info, free, r) if e >= 2 and r >= 2 else free[:0]
+        if out.size:  # no improving subset keeps them: the node again, without them
+            if out.size > e:
+                return
+            child_F = F_mask.copy()
+            child_F[T[np.array(fixed, dtype=np.intp)]] = True
+            child_T = T_mask.copy()
+            child_T[T[out]] = False
+            self.expand(child_F, child_T)
             return
         F_pos = np.array(fixed, dtype=np.intp)
         if e == 1:  # S = T∖u for one free u
@@ -527,7 +545,8 @@ class _Search(_ReferenceSearch):
        then the Schur loss bounds, removed side and kept side
        (:func:`.bounds.schur_loss_terms`, :func:`.bounds.schur_kept_terms`);
     4. the generalized top-entries bound from the node's own eigenpairs (rank one: P = B_T⁻¹);
-    5. per variable: cardinality and Schur exclusion bounds for fixing and for the children.
+    5. per variable: cardinality and Schur exclusion bounds for fixing and for the children;
+       rank one: the kept-side terms of 3. for fixing out (:meth:`excluded_free`).
     """
 
     #: Eigenpairs tried by the top-entries bound of a general A.
@@ -936,6 +955,24 @@ class _Search(_ReferenceSearch):
         now[free] = True
         mandatory = float(psi_T[orig & ~now].sum())
         return base, psi_T, mandatory, slack
+
+    def excluded_free(self, info: _NodeInfo, free: np.ndarray, r: int) -> np.ndarray:
+        """Rank one: the free j whose kept-side bound on the subsets that keep j,
+        f(T) − base + mandatory + ψ_j + (the r − 1 largest other ψ) + slack, does not beat
+        the incumbent, for the Schur kept terms or the perspective terms of this node
+        (fixing to zero: every improving subset leaves j out)."""
+        bound = np.full(free.size, np.inf)
+        for cached in (self._kept, self._persp):
+            state = self._kept_state(info, free, cached)
+            if state is None:
+                continue
+            base, psi_T, mandatory, slack = state
+            psi = psi_T[free]
+            srt = -np.sort(-psi)
+            # j among the r largest: the r largest; otherwise ψ_j and the r − 1 largest
+            keeps = np.where(psi >= srt[r - 1], srt[:r].sum(), srt[: r - 1].sum() + psi)
+            bound = np.minimum(bound, info.f_T - base + mandatory + keeps + slack)
+        return free[bound + info.margin <= self.threshold()]
 
     def kept_exclusion(self, info: _NodeInfo, free: np.ndarray, e: int) -> np.ndarray:
         """For each free j, the kept-side bound on the subsets that leave j out: R' is
