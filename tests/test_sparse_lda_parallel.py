@@ -154,3 +154,27 @@ def test_shares_are_the_top_of_the_queue_and_the_rest_stays_a_heap():
     shares = parallel._shares(heap, 3, None, threshold=94.5)
     assert sorted(-e[0] for s in shares for e in s) == [95.0, 96.0, 97.0, 98.0, 99.0]
     assert heap == []
+
+
+def test_a_worker_imports_neither_scipy_stats_nor_the_benchmarks():
+    """What a worker imports to unpickle the search (the search module) leaves out the
+    imports that cost seconds: scipy.stats (only the random pairs draw from it) and
+    nbformat (only the notebook benchmark writes notebooks), also when the benchmarks are
+    imported, as ``spectral-kit bench`` does."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pickle, numpy as np\n"
+        "from spectral_kit.sparse_lda.branch_bound import _Search\n"
+        "from spectral_kit.sparse_lda.pair import check_pair\n"
+        "A = np.diag(np.arange(1.0, 7.0)); B = np.eye(6)\n"
+        "search = _Search(check_pair(A, B), 3, np.arange(3), -np.inf, 1e-10)\n"
+        "pickle.loads(pickle.dumps(search))\n"
+        "first = sorted(m for m in ('scipy.stats', 'nbformat') if m in sys.modules)\n"
+        "import spectral_kit.bench\n"
+        "print(first, 'nbformat' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[] False"

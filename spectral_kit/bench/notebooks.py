@@ -19,8 +19,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import nbformat
-
 from ._core import BenchResult, benchmark
 
 __all__ = ["STUDENT_GOAL_SECONDS", "measure_notebook", "notebook_tracks", "run"]
@@ -64,6 +62,10 @@ def notebook_tracks(directory: Path) -> list[tuple[str, Path]]:
 
 
 def _empty_notebook(workdir: str) -> str:
+    # here rather than at the top: importing nbformat (through jsonschema) takes seconds,
+    # and every benchmark module is imported whichever benchmark runs
+    import nbformat
+
     path = Path(workdir) / "empty.ipynb"
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("pass")]

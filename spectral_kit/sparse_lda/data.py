@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg
-from scipy.stats import gennorm
 
 from ..validation import (
     as_generator,
@@ -159,6 +158,10 @@ def _paths(
     rng: np.random.Generator, L: np.ndarray, count: int, shape: float
 ) -> np.ndarray:
     """``count`` paths (columns) with covariance L Lᵀ and unit-variance gennorm innovations."""
+    # here rather than at the top: scipy.stats takes most of a second to import, and only
+    # the random pairs need it
+    from scipy.stats import gennorm
+
     z = gennorm.rvs(shape, size=(L.shape[0], count), random_state=rng)
     z /= np.sqrt(gamma(3.0 / shape) / gamma(1.0 / shape))
     return L @ z
