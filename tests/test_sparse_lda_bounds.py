@@ -338,6 +338,32 @@ def test_search_equals_first_search_on_random_pairs(kind):
             np.testing.assert_array_equal(res.support, ref.support)
 
 
+
+def test_top_entries_bound_with_B_not_I_is_dropped_after_its_own_patience():
+    """With B ≠ I the top-entries bound is tried on at most TOP_PATIENCE_B nodes while it
+    prunes none (here a general pair at n = 30, where it never prunes: a search of about a
+    thousand nodes), and the search certifies the same optimum as the first search; with
+    B = I the general patience applies."""
+    from spectral_kit.sparse_lda.branch_bound import _Search
+
+    rp = sl.random_pair(30, kind="general", random_state=0)
+    pair = check_pair(rp.A, rp.B)
+    support = gslda_pair(pair).support_at(10)
+    search = ESLDASearch(pair, 10, support)
+    search.advance()
+    tries, prunes = search._search.stats["top_entries"]
+    assert search.optimal and search.nodes > 2 * _Search.TOP_PATIENCE_B
+    assert prunes > 0 or tries == _Search.TOP_PATIENCE_B
+    ref = _ReferenceESLDASearch(pair, 10, support)
+    ref.advance()
+    assert search.value == pytest.approx(ref.value, rel=1e-9)
+    identity = _Search(check_pair(rp.A, np.eye(30)), 10, support, -np.inf, 1e-10)
+    assert identity.worth_trying("top_entries")
+    identity.stats["top_entries"] = (_Search.TOP_PATIENCE_B, 0)
+    assert identity.worth_trying("top_entries")
+    identity.stats["top_entries"] = (_Search.PATIENCE, 0)
+    assert not identity.worth_trying("top_entries")
+
 def test_budget_returns_incumbent_and_a_valid_gap():
     """Anytime: a node budget gives an incumbent ≤ optimum ≤ upper bound, and resuming
     the same search reaches the certificate."""

@@ -555,6 +555,10 @@ class _Search(_ReferenceSearch):
     TOP_MIN_N = 24
     #: A bound that has not pruned a single node in this many tries is no longer computed.
     PATIENCE = 300
+    #: ... and the top-entries bound when B ≠ I after this many: through P_SS ⪰ B_S⁻¹ it
+    #: pruned no node of any benchmark pair with B ≠ I (rank one n = 60–80, general A
+    #: n = 30–60, with and without a planted direction), at O(m³) a try.
+    TOP_PATIENCE_B = 50
     #: Most subsets a node may enumerate to finish directly (:meth:`exact_r`).
     EXACT_SUBSETS = 20_000
     #: Steps of the Perron weight iteration (:func:`.bounds.perron_rows_bound`) at a node
@@ -838,8 +842,11 @@ class _Search(_ReferenceSearch):
         # The top-entries bound. With B ≠ I it goes through P_SS ⪰ B_S⁻¹, loose when S is
         # much smaller than T (and O(m³) a node): tried only on problems large enough to
         # amortize the tries, and dropped when it does not prune.
-        if not self.worth_trying("top_entries") or (
-                not self.identity_B and self.n < self.TOP_MIN_N):
+        if self.identity_B:
+            if not self.worth_trying("top_entries"):
+                return False
+        elif self.n < self.TOP_MIN_N or not self.worth_trying("top_entries",
+                                                               self.TOP_PATIENCE_B):
             return False
         extra = info.extra
         if self.pair.rank_one:
@@ -1023,9 +1030,9 @@ class _Search(_ReferenceSearch):
                 chosen = cand[i : i + 1] if idx is None else cand[idx[i]]
                 self.offer(np.concatenate([F_idx, chosen]))
 
-    def worth_trying(self, name: str) -> bool:
+    def worth_trying(self, name: str, patience: int | None = None) -> bool:
         tries, prunes = self.stats.get(name, (0, 0))
-        return prunes > 0 or tries < self.PATIENCE
+        return prunes > 0 or tries < (self.PATIENCE if patience is None else patience)
 
     def record(self, name: str, pruned: bool) -> bool:
         tries, prunes = self.stats.get(name, (0, 0))
