@@ -842,11 +842,9 @@ class _Search(_ReferenceSearch):
         # The top-entries bound. With B ≠ I it goes through P_SS ⪰ B_S⁻¹, loose when S is
         # much smaller than T (and O(m³) a node): tried only on problems large enough to
         # amortize the tries, and dropped when it does not prune.
-        if self.identity_B:
-            if not self.worth_trying("top_entries"):
-                return False
-        elif self.n < self.TOP_MIN_N or not self.worth_trying("top_entries",
-                                                               self.TOP_PATIENCE_B):
+        patience = self.PATIENCE if self.identity_B else self.TOP_PATIENCE_B
+        if not self.worth_trying("top_entries", patience) or (
+                not self.identity_B and self.n < self.TOP_MIN_N):
             return False
         extra = info.extra
         if self.pair.rank_one:
@@ -963,17 +961,21 @@ class _Search(_ReferenceSearch):
         mandatory = float(psi_T[orig & ~now].sum())
         return base, psi_T, mandatory, slack
 
+    def _kept_states(self, info: _NodeInfo, free: np.ndarray):
+        """The kept-side states (:meth:`_kept_state`) this node has: the Schur kept terms,
+        then the perspective terms."""
+        for cached in (self._kept, self._persp):
+            state = self._kept_state(info, free, cached)
+            if state is not None:
+                yield state
+
     def excluded_free(self, info: _NodeInfo, free: np.ndarray, r: int) -> np.ndarray:
         """Rank one: the free j whose kept-side bound on the subsets that keep j,
         f(T) − base + mandatory + ψ_j + (the r − 1 largest other ψ) + slack, does not beat
         the incumbent, for the Schur kept terms or the perspective terms of this node
         (fixing to zero: every improving subset leaves j out)."""
         bound = np.full(free.size, np.inf)
-        for cached in (self._kept, self._persp):
-            state = self._kept_state(info, free, cached)
-            if state is None:
-                continue
-            base, psi_T, mandatory, slack = state
+        for base, psi_T, mandatory, slack in self._kept_states(info, free):
             psi = psi_T[free]
             srt = -np.sort(-psi)
             # j among the r largest: the r largest; otherwise ψ_j and the r − 1 largest
@@ -1106,11 +1108,7 @@ class _Search(_ReferenceSearch):
                 Y = np.where(later, phi_T[u][None, :], np.inf)
                 low = np.partition(Y, e - 2, axis=1)[:, : e - 1].sum(axis=1)
             bound = np.minimum(bound, info.f_T - phi_T[u[:rows]] - low + slack)
-        for cached in (self._kept, self._persp):
-            state = self._kept_state(info, u, cached)
-            if state is None:
-                continue
-            base, psi_T, mandatory, slack = state
+        for base, psi_T, mandatory, slack in self._kept_states(info, u):
             psi = psi_T[u]
             prefix = np.concatenate([[0.0], np.cumsum(psi)])[:rows]
             Z = np.where(later, psi[None, :], -np.inf)
