@@ -279,7 +279,7 @@ def subset_gains(C: np.ndarray, rho: np.ndarray, r: int) -> np.ndarray:
         pair_ok = (a > 0) & (det > 0)
         if r == 2:
             return np.where(pair_ok, q, -np.inf)
-        terms = np.stack([al1, al2, G11, G12, G22, q, pair_ok]).take(tp, axis=1)
+        terms = np.array([al1, al2, G11, G12, G22, q, pair_ok]).take(tp, axis=1)
         C_k = flat_C.take(flat).reshape(2, -1)
         cik, cjk = C_k[0], C_k[1]
         num = rho.take(tk) - (cik * terms[0] + cjk * terms[1])

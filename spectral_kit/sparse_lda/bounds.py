@@ -49,12 +49,16 @@ def top_sums(X: np.ndarray, r: int) -> np.ndarray:
         return np.zeros(X.shape[:-1])
     if r >= c:
         return X.sum(axis=-1)
-    return np.partition(X, c - r, axis=-1)[..., c - r :].sum(axis=-1)
+    top = X.copy()
+    top.partition(c - r, axis=-1)
+    return np.add.reduce(top[..., c - r :], axis=-1)
 
 
 def kth_largest(x: np.ndarray, j: int) -> float:
     """The j-th largest entry of a vector (j = 1 is the maximum)."""
-    return float(np.partition(x, x.size - j)[x.size - j])
+    top = x.copy()
+    top.partition(x.size - j)
+    return float(top[x.size - j])
 
 
 def removal_bound(g_free: np.ndarray, e: int) -> float:
@@ -99,7 +103,9 @@ def pair_exclusion_bounds(H_free: np.ndarray, e: int) -> np.ndarray:
     :func:`removal_bound`, with these per-variable bounds in place of g).
     """
     c = H_free.shape[1]
-    return np.partition(H_free, c - (e - 1), axis=1)[:, c - (e - 1)]
+    top = H_free.copy()
+    top.partition(c - (e - 1), axis=1)
+    return top[:, c - (e - 1)]
 
 
 def collatz_row_bound(A_T: np.ndarray, absA_T: np.ndarray, in_F: np.ndarray, r: int,
@@ -385,7 +391,7 @@ def schur_loss_terms(P_free: np.ndarray, x_free: np.ndarray, e: int,
         c_grid = _C_GRID
     phi = 2.0 * c_grid[:, None] * q[None, :] - (c_grid * c_grid)[:, None] * rho[None, :]
     sums = -top_sums(-phi, e)
-    best = int(np.argmax(sums))
+    best = int(sums.argmax())
     return phi[best], float(sums[best])
 
 
@@ -394,12 +400,13 @@ def schur_exclusion_losses(phi: np.ndarray, e: int) -> np.ndarray:
     (:func:`schur_loss_terms`), a lower bound on the loss of the subsets leaving j out."""
     if e <= 1:
         return phi.copy()
-    s = np.sort(phi)
+    s = phi.copy()
+    s.sort()
     ranks = np.empty(phi.size, dtype=np.intp)
-    ranks[np.argsort(phi, kind="stable")] = np.arange(phi.size)
-    low = s[: e - 1].sum()
+    ranks[phi.argsort(kind="stable")] = np.arange(phi.size)
+    low = np.add.reduce(s[: e - 1])
     # j among the e − 1 smallest: the others' e − 1 smallest are the first e without j
-    others = np.where(ranks <= e - 2, s[:e].sum() - phi, low)
+    others = np.where(ranks <= e - 2, np.add.reduce(s[:e]) - phi, low)
     return phi + others
 
 
@@ -435,8 +442,8 @@ def schur_kept_terms(P_free: np.ndarray, x_free: np.ndarray,
     t = np.atleast_2d(t)  # (directions, m): all directions in one pass
     Q = P_free[None, :, :] * (t[:, :, None] * t[:, None, :])
     q = t * x_free
-    s = Q.sum(axis=2)
-    sigma = s.sum(axis=1)
+    s = np.add.reduce(Q, axis=2)
+    sigma = np.add.reduce(s, axis=1)
     diag = np.arange(m)
     own = Q[:, diag, diag].copy()
     if r > 1:
@@ -444,9 +451,10 @@ def schur_kept_terms(P_free: np.ndarray, x_free: np.ndarray,
         own += top_sums(Q, r - 1)
     c = _C_GRID[:, None, None]
     psi = 2.0 * c * q[None] - 2.0 * c * c * s[None] + c * c * own[None]
-    base = 2.0 * _C_GRID[:, None] * q.sum(axis=1)[None] - (_C_GRID * _C_GRID)[:, None] * sigma
+    base = (2.0 * _C_GRID[:, None] * np.add.reduce(q, axis=1)[None]
+            - (_C_GRID * _C_GRID)[:, None] * sigma)
     totals = base - top_sums(psi, r)
-    best = np.argmax(totals, axis=0)
+    best = totals.argmax(axis=0)
     cols = np.arange(t.shape[0])
     if stacked:
         return base[best, cols], psi[best, cols]

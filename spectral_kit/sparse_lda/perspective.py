@@ -52,10 +52,10 @@ def capped_simplex(a: np.ndarray, r: int) -> np.ndarray:
     """
     m = a.size
     root = np.sqrt(np.maximum(a, 0.0))
-    total = float(root.sum())
+    total = float(np.add.reduce(root))
     if total <= 0.0:
         return np.full(m, r / m)
-    if r * float(root.max()) <= total:  # nothing capped (the usual case): ν = Σ√a / r
+    if r * float(np.maximum.reduce(root)) <= total:  # nothing capped (the usual case): ν = Σ√a / r
         z = root * (r / total)
         np.maximum(z, _Z_MIN, out=z)
         return z
@@ -201,7 +201,9 @@ def perspective_terms(P_free: np.ndarray, x_free: np.ndarray, r: int, *,
             if info:
                 break
             c0, psi = split_terms(Q, d_res, D, y_new)
-            total = c0 + float(np.partition(psi, m - r)[m - r:].sum())
+            top = psi.copy()
+            top.partition(m - r)
+            total = c0 + float(np.add.reduce(top[m - r:]))
             if best is None or total < best[0]:
                 best = (total, c0, psi)
                 if total - gain <= stop:
