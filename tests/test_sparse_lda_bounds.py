@@ -779,6 +779,37 @@ def test_perspective_bound_never_cuts_off_the_optimum(seed):
     assert checked == 240
 
 
+def test_perspective_rounds_past_the_give_up_only_tighten():
+    """The search stops the perspective's rounds early (``give_up``) to save time, and
+    never loses tightness it has found: a call that gives up returns exactly the first
+    round's terms, and the terms are the best over all the steps taken, so running every
+    round gives a node bound at most that one (and often below it). Both stay valid (the
+    brute-force test above)."""
+    from spectral_kit.sparse_lda.bounds import top_sums
+    from spectral_kit.sparse_lda.perspective import perspective_terms
+
+    rng = np.random.default_rng(770)
+    tightened = 0
+    for n, d, B in rank_one_cases(rng, 60):
+        k = int(rng.integers(2, n - 1))
+        F, T = random_node(rng, n, k)
+        free, P_ff, x_f, f_T = node_arrays(B, d, F, T)
+        r = k - int(F.sum())
+        if r < 2 or r >= free.size:
+            continue
+        bound = {}
+        # a stop the bound cannot reach: no early return, only the give-up ends the rounds
+        for name, effort in (("first", {"rounds": 0}), ("given_up", {"give_up": 0.0}),
+                             ("all", {"give_up": np.inf})):
+            base, psi = perspective_terms(P_ff, x_f, r, iters=2, stop=-1e300, **effort)
+            bound[name] = f_T - base + float(top_sums(psi, r))
+        assert bound["given_up"] == bound["first"]
+        t = 1e-12 * max(1.0, abs(f_T))
+        assert bound["all"] <= bound["first"] + t
+        tightened += bound["all"] < bound["first"] - t
+    assert tightened > 10
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_children_with_perspective_terms_never_cut_off_a_child(seed):
     """Rank one, B ≠ I, with the direct finishes off: the children's bounds with the

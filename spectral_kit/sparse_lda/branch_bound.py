@@ -573,9 +573,14 @@ class _Search(_ReferenceSearch):
     #: perspective bound (:func:`.perspective.perspective_terms`); below it the node is a
     #: few direct evaluations away from its leaves.
     PERSPECTIVE_MIN_R = 2
-    #: ... and no further steps on its split once its bound exceeds the threshold by more
-    #: than this fraction of f(T) (it will not prune; the children keep what it found).
-    PERSPECTIVE_GIVE_UP = 0.01
+    #: ... with this many solves in its first round (later rounds take three), and no
+    #: further rounds once its bound then exceeds the threshold by more than this fraction
+    #: of f(T). A call that does not prune still tightens the terms that fix variables out
+    #: and bound the children: on the random k = n/2 pairs at n = 60–80, going on up to 5 %
+    #: above the threshold (instead of 1 %) leaves 25–58 % fewer nodes, and once later
+    #: rounds follow, two first solves instead of six cost no nodes.
+    PERSPECTIVE_FIRST_STEPS = 2
+    PERSPECTIVE_GIVE_UP = 0.05
     #: Rank one: nodes keeping at most this many more variables are solved directly from F
     #: (:meth:`solve_direct`), with this relative margin for near-ties.
     DIRECT_R = 3
@@ -920,7 +925,8 @@ class _Search(_ReferenceSearch):
         slack = free.size * info.margin
         stop = self.threshold() - info.margin - info.f_T - slack
         terms = perspective_terms(submatrix(info.extra["P"], free), info.extra["w"][free], r,
-                                  stop=stop, give_up=self.PERSPECTIVE_GIVE_UP * abs(info.f_T))
+                                  iters=self.PERSPECTIVE_FIRST_STEPS, stop=stop,
+                                  give_up=self.PERSPECTIVE_GIVE_UP * abs(info.f_T))
         if terms is None:
             return np.inf
         base, psi = terms
