@@ -338,7 +338,6 @@ def test_search_equals_first_search_on_random_pairs(kind):
             np.testing.assert_array_equal(res.support, ref.support)
 
 
-
 def test_top_entries_bound_with_B_not_I_is_dropped_after_its_own_patience():
     """With B ≠ I the top-entries bound is tried on at most TOP_PATIENCE_B nodes while it
     prunes none (here a general pair at n = 30, where it never prunes: a search of about a

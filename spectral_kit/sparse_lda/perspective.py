@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
+from .bounds import top_sums
+
 __all__ = ["capped_simplex", "perspective_terms", "split_terms"]
 
 _potrf = scipy.linalg.lapack.dpotrf
@@ -201,9 +203,7 @@ def perspective_terms(P_free: np.ndarray, x_free: np.ndarray, r: int, *,
             if info:
                 break
             c0, psi = split_terms(Q, d_res, D, y_new)
-            top = psi.copy()
-            top.partition(m - r)
-            total = c0 + float(np.add.reduce(top[m - r:]))
+            total = c0 + float(top_sums(psi, r))
             if best is None or total < best[0]:
                 best = (total, c0, psi)
                 if total - gain <= stop:
