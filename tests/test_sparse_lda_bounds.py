@@ -19,6 +19,11 @@ import scipy.linalg
 
 from spectral_kit import sparse_lda as sl
 from spectral_kit.sparse_lda import bounds
+from spectral_kit.sparse_lda._numerics import (
+    arrowhead_top_root,
+    bordered_add_pairs_values,
+    bordered_add_values,
+)
 from spectral_kit.sparse_lda.branch_bound import ESLDASearch, _ReferenceESLDASearch, eslda_pair
 from spectral_kit.sparse_lda.greedy import gslda_pair
 from spectral_kit.sparse_lda.pair import check_pair
@@ -294,6 +299,88 @@ def test_top_entries_bound(seed):
             assert b >= node_max(masks, values, F, T) - tol(values)
             checked += 1
     assert checked == 210
+
+
+# --------------------------------------------------------------------------- direct solves
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_arrowhead_top_root_equals_the_eigenvalue(shared):
+    """λ_max of [[diag(λ), w], [wᵀ, γ]] against eigvalsh: random, a repeated top λ, a zero
+    border on the top λ, zero borders, corners far above λ; λ shared or one per column."""
+    rng = np.random.default_rng(11)
+    checked = 0
+    for q in (1, 2, 5, 9):
+        for case in ("random", "repeated", "zero_top", "zero", "big_corner"):
+            lam = np.sort(rng.standard_normal(q))
+            if case == "repeated" and q > 1:
+                lam[-1] = lam[-2]
+            w = rng.standard_normal((q, 7))
+            gamma = rng.standard_normal(7)
+            if case in ("zero_top", "repeated"):
+                w[-1] = 0.0
+            if case == "zero":
+                w[:] = 0.0
+            if case == "big_corner":
+                gamma += 10.0
+            lam_arg = lam if shared else np.repeat(lam[:, None], 7, axis=1)
+            got = arrowhead_top_root(lam_arg, w * w, gamma)
+            for j in range(7):
+                M = np.diag(np.append(lam, gamma[j]))
+                M[:q, q] = M[q, :q] = w[:, j]
+                ref = np.linalg.eigvalsh(M)[-1]
+                assert got[j] == pytest.approx(ref, rel=1e-12, abs=1e-12)
+                checked += 1
+    assert checked == 140
+
+
+def direct_cases(seed: int, count: int):
+    """Pairs of :func:`cases` with a random non-empty F and the rest as candidates."""
+    for rng, A, B, _ in cases(seed, count, n_range=(4, 12)):
+        n = A.shape[0]
+        perm = rng.permutation(n)
+        f = int(rng.integers(1, n - 1))
+        yield rng, check_pair(A, B), np.sort(perm[:f]), np.sort(perm[f:])
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_bordered_add_values_equal_brute_force(seed):
+    """f(F ∪ {j}) for every candidate, within the returned error bound, on random and
+    tie-heavy pairs with B = I and B ≠ I (rank-one A through the general formulas too)."""
+    checked = 0
+    for _rng, pair, F, cand in direct_cases(300 + seed, 60):
+        values, error = bordered_add_values(pair, F, cand)
+        for j, v in zip(cand, values):
+            ref = subset_f(pair.A, pair.B, np.append(F, j))
+            assert abs(v - ref) <= error + 1e-10 * max(1.0, abs(ref))
+            checked += 1
+        empty, _ = bordered_add_values(pair, F[:0], cand)
+        ref = [subset_f(pair.A, pair.B, [j]) for j in cand]
+        np.testing.assert_allclose(empty, ref, rtol=1e-12, atol=1e-12)
+    assert checked > 200
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_bordered_add_pairs_values_equal_brute_force(seed):
+    """f(F ∪ {i, j}) for every pair i < j, in lexicographic order, within the error bound;
+    with a floor, the values above it are kept and the others are −∞ or kept."""
+    checked = 0
+    for rng, pair, F, cand in direct_cases(400 + seed, 60):
+        idx, values, error = bordered_add_pairs_values(pair, F, cand)
+        assert [tuple(p) for p in idx] == list(itertools.combinations(range(cand.size), 2))
+        for (a, b), v in zip(idx, values):
+            ref = subset_f(pair.A, pair.B, np.append(F, cand[[a, b]]))
+            assert abs(v - ref) <= error + 1e-10 * max(1.0, abs(ref))
+            checked += 1
+        if values.size:
+            floor = float(np.quantile(values, rng.uniform()))
+            _, cut, _ = bordered_add_pairs_values(pair, F, cand, floor)
+            above = values > floor + error
+            # (the stacked eigen-solve of fewer matrices may round differently)
+            np.testing.assert_allclose(cut[above], values[above], rtol=1e-12)
+            assert np.all((cut[~above] == -np.inf)
+                          | np.isclose(cut[~above], values[~above], rtol=1e-12))
+    assert checked > 400
 
 
 # --------------------------------------------------------------------------- whole search

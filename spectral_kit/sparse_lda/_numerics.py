@@ -19,6 +19,9 @@ BATCH_ENTRIES = 4_000_000
 
 _potrf = scipy.linalg.lapack.dpotrf
 _trtrs = scipy.linalg.lapack.dtrtrs
+_trtri = scipy.linalg.lapack.dtrtri
+_EPS = np.finfo(float).eps
+_TINY = np.finfo(float).tiny
 
 
 def submatrix(M: np.ndarray, rows: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
@@ -185,6 +188,200 @@ def add_one_values(pair: MatrixPair, F: np.ndarray, candidates: np.ndarray) -> n
     subsets[:, : F.size] = F
     subsets[:, F.size] = candidates
     return batched_values(pair, subsets)
+
+
+def arrowhead_top_root(lam: np.ndarray, w2: np.ndarray, gamma: np.ndarray, *,
+                       max_iter: int = 60) -> np.ndarray:
+    """Largest eigenvalue of the arrowhead matrix [[diag(λ), w], [wᵀ, γ]] for every column.
+
+    Parameters
+    ----------
+    lam : ndarray of shape (q,) or (q, p)
+        λ, ascending (q ≥ 1): shared by every matrix, or one column per matrix.
+    w2 : ndarray of shape (q, p)
+        The squared borders w², one column per matrix.
+    gamma : ndarray of shape (p,)
+        The corners γ.
+
+    Notes
+    -----
+    With s = μ − λ_q ≥ 0 the largest eigenvalue is the largest root of the secular function
+    φ(s) = s + λ_q − γ − c/s − R(s), where c collects w_i² over the λ_i within rounding of
+    λ_q and R(s) = Σ_rest w_i² / (s + λ_q − λ_i) is convex and decreasing on s > 0; φ is
+    increasing there. Each step keeps the pole c/s exact and replaces R by its tangent at
+    the current s, which lies below R: the model lies above φ, so its root (a quadratic's)
+    lies below the root of φ, and the iterates rise to it monotonically, quadratically at
+    the end. The start is the Weyl bound λ_max ≤ max(λ_q, γ) + ‖w‖. With c = 0 and
+    φ(0) ≥ 0 the answer is λ_q.
+    """
+    lam2 = lam[:, None] if lam.ndim == 1 else lam
+    top = lam2[-1]
+    scale = max(float(np.maximum.reduce(np.abs(lam2), axis=None)),
+                float(np.maximum.reduce(np.abs(gamma), initial=0.0)), _TINY)
+    tol = 4 * _EPS * scale
+    cluster = lam2 >= top - tol
+    c = np.add.reduce(np.where(cluster, w2, 0.0), axis=0)
+    rest = np.where(cluster, 0.0, w2)
+    offsets = np.where(cluster, 1.0, top - lam2)  # > tol where rest is not 0
+    a = top - gamma
+    s = np.maximum(gamma - top, 0.0) + np.sqrt(np.add.reduce(w2, axis=0))
+    for _ in range(max_iter):
+        inv = 1.0 / (offsets + s)
+        t = rest * inv
+        R0 = np.add.reduce(t, axis=0)
+        R1 = np.add.reduce(t * inv, axis=0)  # −R′(s)
+        beta = a - R0 - R1 * s
+        root = np.sqrt(beta * beta + 4.0 * (1.0 + R1) * c)
+        # the root ≥ 0 of (1 + R1) s² + β s − c, without cancellation
+        positive = beta > 0
+        new = (np.where(positive, 2.0 * c, root - beta)
+               / np.where(positive, beta + root, 2.0 * (1.0 + R1)))
+        done = np.abs(new - s) <= tol
+        s = new
+        if done.all():
+            break
+    return top + s
+
+
+def bordered_add_values(pair: MatrixPair, F: np.ndarray,
+                        candidates: np.ndarray) -> tuple[np.ndarray, float]:
+    """``f(F ∪ {j})`` for every candidate j, any A, by bordering F's whitened eigenproblem;
+    and a bound on their rounding error.
+
+    With B_F = L Lᵀ, G = L⁻¹, C_F = G A_F Gᵀ = U Λ Uᵀ, l_j = G B_{F,j} and
+    δ_j² = B_jj − ‖l_j‖² (the bordered Cholesky factor of B_{F∪j}), the whitened matrix of
+    F ∪ {j} is C_F bordered by c_j = (G A_{F,j} − C_F l_j) / δ_j and
+    γ_j = (l_jᵀ C_F l_j − 2 l_jᵀ G A_{F,j} + A_jj) / δ_j². In U's basis it is the arrowhead
+    matrix of :func:`arrowhead_top_root` with w = Uᵀ c_j: one eigen-solve of |F| × |F| and
+    vectorized root-finding replace a generalized eigen-solve per candidate.
+
+    Returns the values and an error bound 64 · |S| · eps · cond · max |f| (cond =
+    |S| · ‖L_S⁻¹‖²_F, the largest over the candidates), the rounding allowance the exact
+    search gives its node eigenvalues. A candidate whose pivot δ_j² is not positive
+    (B_{F∪j} numerically singular) gets −∞.
+    """
+    A, B = pair.A, pair.B
+    eps = _EPS
+    B_cc = B.diagonal()[candidates]
+    A_cc = A.diagonal()[candidates]
+    s = F.size + 1
+    if F.size == 0:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = np.where(B_cc > 0, A_cc / B_cc, -np.inf)
+            cond = float(np.max(1.0 / B_cc[B_cc > 0], initial=0.0))
+        scale = float(np.abs(values[np.isfinite(values)]).max(initial=0.0))
+        return values, 64.0 * eps * cond * scale
+    L, info = _potrf(submatrix(B, F), lower=1, clean=1, overwrite_a=1)
+    if info:
+        raise np.linalg.LinAlgError("B_F is not positive definite")
+    G, info = _trtri(L, lower=1)
+    C_F = G @ submatrix(A, F) @ G.T
+    lam, U = np.linalg.eigh(0.5 * (C_F + C_F.T))
+    Lc = G @ submatrix(B, F, candidates)
+    b = G @ submatrix(A, F, candidates)
+    CL = C_F @ Lc
+    delta2 = B_cc - np.add.reduce(Lc * Lc, axis=0)
+    ok = delta2 > eps * B_cc
+    inv_d2 = np.where(ok, 1.0, 0.0) / np.where(ok, delta2, 1.0)
+    w = U.T @ ((b - CL) * np.sqrt(inv_d2))
+    gamma = (np.add.reduce(Lc * CL, axis=0) - 2.0 * np.add.reduce(Lc * b, axis=0)
+             + A_cc) * inv_d2
+    values = np.where(ok, arrowhead_top_root(lam, w * w, gamma), -np.inf)
+    # ‖L_S⁻¹‖²_F = ‖G‖²_F + ‖t_j‖², t_j = (−Gᵀ l_j, 1) / δ_j the new row of L_S⁻¹
+    t2 = (np.add.reduce((G.T @ Lc) ** 2, axis=0) + 1.0) * inv_d2
+    cond = s * (float(np.vdot(G, G)) + float(t2.max()))
+    scale = float(np.abs(values[ok]).max(initial=0.0))
+    return values, 64.0 * s * eps * cond * scale
+
+
+def bordered_add_pairs_values(pair: MatrixPair, F: np.ndarray, candidates: np.ndarray,
+                              floor: float = -np.inf,
+                              ) -> tuple[np.ndarray, np.ndarray, float]:
+    """``f(F ∪ {i, j})`` for every pair i < j of the candidates (F not empty, any A), by
+    bordering F's whitened eigenproblem twice; and a bound on their rounding error.
+
+    The first border is that of :func:`bordered_add_values`. The second borders C_{F∪i}
+    with j, whose whitened column follows from the first without a new factorization: with
+    e_ij = (B_ij − l_iᵀ l_j) / δ_i, the bordered Cholesky column of j on F ∪ {i} is
+    (l_j, e_ij), its pivot δ_j² − e_ij², and G_{F∪i} A_{F∪i, j} = (G A_{F,j},
+    (A_ij − l_iᵀ G A_{F,j}) / δ_i). Weyl's inequality bounds each pair by
+    max(f(F ∪ {i}), γ_ij) + ‖c_ij‖ (its border c_ij and corner γ_ij); a pair whose bound
+    is at most ``floor`` gets −∞ without an eigen-solve. The others are arrowhead roots
+    (:func:`arrowhead_top_root`) in the eigenbasis of their C_{F∪i} (one stacked
+    eigen-solve of the |F| + 1 square matrices that are needed).
+
+    Returns the pairs (positions into ``candidates``, shape (p, 2), lexicographic), their
+    values (−∞ where a pivot is not positive or the bound is at most ``floor``) and an
+    error bound as in :func:`bordered_add_values`.
+    """
+    A, B = pair.A, pair.B
+    m, f = candidates.size, F.size
+    iu, ju = _pair_layout(m)
+    idx = np.stack([iu, ju], axis=1)
+    if iu.size == 0:
+        return idx, np.empty(0), 0.0
+    L, info = _potrf(submatrix(B, F), lower=1, clean=1, overwrite_a=1)
+    if info:
+        raise np.linalg.LinAlgError("B_F is not positive definite")
+    G, info = _trtri(L, lower=1)
+    C_F = G @ submatrix(A, F) @ G.T
+    C_F = 0.5 * (C_F + C_F.T)
+    Lc = G @ submatrix(B, F, candidates)
+    b = G @ submatrix(A, F, candidates)
+    CL = C_F @ Lc
+    B_cc, A_cc = submatrix(B, candidates), submatrix(A, candidates)
+    B_jj, A_jj = B_cc.diagonal(), A_cc.diagonal()
+    d2 = B_jj - np.add.reduce(Lc * Lc, axis=0)
+    ok1 = d2 > _EPS * B_jj
+    inv_d = np.where(ok1, 1.0, 0.0) / np.sqrt(np.where(ok1, d2, 1.0))
+    c1 = (b - CL) * inv_d
+    g1 = (np.add.reduce(Lc * CL, axis=0) - 2.0 * np.add.reduce(Lc * b, axis=0) + A_jj) * inv_d**2
+    lam_F, U_F = np.linalg.eigh(C_F)
+    w1 = U_F.T @ c1
+    f1 = arrowhead_top_root(lam_F, w1 * w1, g1)  # f(F ∪ {i})
+    e = ((B_cc - Lc.T @ Lc) * inv_d[:, None])[iu, ju]
+    fb = ((A_cc - Lc.T @ b) * inv_d[:, None])[iu, ju]
+    d2_ij = d2[ju] - e * e
+    ok = ok1[iu] & ok1[ju] & (d2_ij > _EPS * B_jj[ju])
+    inv_d2 = np.where(ok, 1.0, 0.0) / np.where(ok, d2_ij, 1.0)
+    Lj, bj, c1i = Lc[:, ju], b[:, ju], c1[:, iu]
+    top = CL[:, ju] + c1i * e  # C_{F∪i} (l_j, e_ij), its first |F| rows
+    last = np.add.reduce(c1i * Lj, axis=0) + g1[iu] * e
+    border = np.empty((f + 1, iu.size))
+    border[:f] = bj - top
+    border[f] = fb - last
+    border *= np.sqrt(inv_d2)
+    quad = np.add.reduce(Lj * top, axis=0) + e * last
+    cross = np.add.reduce(Lj * bj, axis=0) + e * fb
+    gamma = (quad - 2.0 * cross + A_jj[ju]) * inv_d2
+    weyl = np.maximum(f1[iu], gamma) + np.sqrt(np.add.reduce(border * border, axis=0))
+    values = np.full(iu.size, -np.inf)
+    live = (ok & (weyl > floor)).nonzero()[0]
+    if live.size:
+        rows, where = np.unique(iu[live], return_inverse=True)
+        C1 = np.empty((rows.size, f + 1, f + 1))
+        C1[:, :f, :f] = C_F
+        C1[:, :f, f] = c1.T[rows]
+        C1[:, f, :f] = c1.T[rows]
+        C1[:, f, f] = g1[rows]
+        lam1, U1 = np.linalg.eigh(C1)
+        w = np.einsum("pab,ap->bp", U1[where], border[:, live])
+        values[live] = arrowhead_top_root(lam1[where].T, w * w, gamma[live])
+    # ‖L_S⁻¹‖²_F ≤ ‖G_{F∪i}‖²_F + (‖G_{F∪i}‖²_F B_jj + 1) / δ_ij² (‖(l_j, e_ij)‖² ≤ B_jj)
+    Gi2 = float(np.vdot(G, G)) + (np.add.reduce((G.T @ Lc) ** 2, axis=0) + 1.0) * inv_d**2
+    cond = (f + 2) * float(np.maximum.reduce(
+        Gi2[iu] + (Gi2[iu] * B_jj[ju] + 1.0) * inv_d2, initial=0.0))
+    scale = float(np.abs(values[live]).max(initial=0.0))
+    return idx, values, 64.0 * (f + 2) * _EPS * cond * scale
+
+
+@functools.lru_cache(maxsize=64)
+def _pair_layout(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.triu_indices(m, 1)`` (read-only, cached)."""
+    iu, ju = np.triu_indices(m, 1)
+    iu.setflags(write=False)
+    ju.setflags(write=False)
+    return iu, ju
 
 
 def rank_one_add_values(

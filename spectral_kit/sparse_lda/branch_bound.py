@@ -92,6 +92,8 @@ from ..validation import check_finite_scalar, check_int
 from . import bounds
 from ._numerics import (
     add_one_values,
+    bordered_add_pairs_values,
+    bordered_add_values,
     local_swap_search,
     rank_one_add_subsets_values,
     rank_one_add_values,
@@ -584,6 +586,7 @@ class _Search(_ReferenceSearch):
     #: Rank one: nodes keeping at most this many more variables are solved directly from F
     #: (:meth:`solve_direct`), with this relative margin for near-ties.
     DIRECT_R = 3
+    GENERAL_DIRECT_R = 2
     DIRECT_MARGIN = 1e-8
 
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, value: float, gap: float):
@@ -761,7 +764,7 @@ class _Search(_ReferenceSearch):
         F alone (:meth:`solve_direct`). Nodes far from a leaf (e > k) with cheap bounds skip
         the eigen-solve: there the removal bounds are near f(T) and the cardinality bounds
         do the pruning."""
-        if self.pair.rank_one and self.solve_direct(F_mask, T_mask):
+        if self.solve_direct(F_mask, T_mask):
             return
         if not self.cheap:
             return super().expand(F_mask, T_mask, own)
@@ -799,14 +802,22 @@ class _Search(_ReferenceSearch):
         return None
 
     def solve_direct(self, F_mask: np.ndarray, T_mask: np.ndarray) -> bool:
-        """Rank one: a node that keeps r ≤ :attr:`DIRECT_R` more of its free variables is
-        solved by evaluating every F ∪ R (:meth:`solve_small`, bordered on B_F) without
-        factorizing B_T or computing a bound: near the leaves that costs less than the
-        bounds. Returns whether the node was solved."""
+        """A node that keeps r more of its free variables, r ≤ :attr:`DIRECT_R` (rank one)
+        or r = 1 (general A), is solved by evaluating every F ∪ R without factorizing B_T
+        or computing a bound: near the leaves that costs less than the bounds. Rank one
+        borders B_F (:meth:`solve_small`); a general A borders F's whitened eigenproblem
+        (:func:`._numerics.bordered_add_values`). Returns whether the node was solved."""
         T = T_mask.nonzero()[0]
         in_F = F_mask[T]
         r = self.k - np.count_nonzero(in_F)
         free = T.size - (self.k - r)
+        if not self.pair.rank_one:
+            if not 1 <= r <= min(self.GENERAL_DIRECT_R, self.exact_r(free)) or free <= r:
+                return False
+            self.nodes += 1
+            self.solve_small(T[in_F], T[~in_F], r,
+                             self.DIRECT_MARGIN * max(abs(self.threshold()), _TINY))
+            return True
         if not 1 <= r <= min(self.DIRECT_R, self.exact_r(free)) or free <= r:
             return False
         self.nodes += 1
@@ -1018,10 +1029,12 @@ class _Search(_ReferenceSearch):
 
     def exact_r(self, free: int) -> int:
         """Rank one: up to three more variables, by one bordered-Cholesky pass over all the
-        subsets (:func:`._numerics.rank_one_add_subsets_values`) while there are at most
-        :attr:`EXACT_SUBSETS` of them; they replace a subtree of up to ``free`` levels."""
+        subsets (:func:`._numerics.rank_one_add_subsets_values`); general A: up to two, by
+        bordering F's whitened eigenproblem (:func:`._numerics.bordered_add_pairs_values`,
+        F is not empty when k ≥ 3); either while there are at most :attr:`EXACT_SUBSETS`
+        subsets. They replace a subtree of up to ``free`` levels."""
         if not self.pair.rank_one:
-            return 1
+            return 2 if self.k >= 3 and math.comb(free, 2) <= self.EXACT_SUBSETS else 1
         for r in (3, 2):
             if math.comb(free, r) <= self.EXACT_SUBSETS:
                 return r
@@ -1029,11 +1042,25 @@ class _Search(_ReferenceSearch):
 
     def solve_small(self, F_idx: np.ndarray, cand: np.ndarray, r: int, margin: float) -> None:
         if not self.pair.rank_one:
-            return super().solve_small(F_idx, cand, r, margin)
+            floor = self.threshold() - 2.0 * margin
+            if r == 1:
+                idx, (values, error) = None, bordered_add_values(self.pair, F_idx, cand)
+            else:
+                idx, values, error = bordered_add_pairs_values(self.pair, F_idx, cand, floor)
+            margin = max(margin, error)
+            self.offer_near_top(F_idx, cand, idx, values, margin)
+            return None
         if r == 1:
             idx, values = None, rank_one_add_values(self.pair, F_idx, cand)
         else:
             idx, values = rank_one_add_subsets_values(self.pair, F_idx, cand, r)
+        self.offer_near_top(F_idx, cand, idx, values, margin)
+
+    def offer_near_top(self, F_idx: np.ndarray, cand: np.ndarray, idx: np.ndarray | None,
+                       values: np.ndarray, margin: float) -> None:
+        """Evaluate exactly (:meth:`offer`) the subsets F ∪ cand[idx[i]] (F ∪ {cand[i]}
+        without ``idx``) whose computed value, accurate to ``margin``, could be the best
+        and beat the incumbent."""
         if values.size == 0:
             return
         top = float(np.maximum.reduce(values))
