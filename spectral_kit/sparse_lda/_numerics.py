@@ -306,13 +306,15 @@ def bordered_add_pairs_values(pair: MatrixPair, F: np.ndarray, candidates: np.nd
     (l_j, e_ij), its pivot δ_j² − e_ij², and G_{F∪i} A_{F∪i, j} = (G A_{F,j},
     (A_ij − l_iᵀ G A_{F,j}) / δ_i). Weyl's inequality bounds each pair by
     max(f(F ∪ {i}), γ_ij) + ‖c_ij‖ (its border c_ij and corner γ_ij); a pair whose bound
-    is at most ``floor`` gets −∞ without an eigen-solve. The others are arrowhead roots
+    is at most ``floor`` less the error bound gets −∞ without an eigen-solve: its value
+    cannot exceed ``floor``. The others are arrowhead roots
     (:func:`arrowhead_top_root`) in the eigenbasis of their C_{F∪i} (one stacked
     eigen-solve of the |F| + 1 square matrices that are needed).
 
     Returns the pairs (positions into ``candidates``, shape (p, 2), lexicographic), their
-    values (−∞ where a pivot is not positive or the bound is at most ``floor``) and an
-    error bound as in :func:`bordered_add_values`.
+    values (−∞ where a pivot is not positive or the value cannot exceed ``floor``) and an
+    error bound as in :func:`bordered_add_values`, with the Weyl bounds and f(F ∪ {i})
+    setting its scale.
     """
     A, B = pair.A, pair.B
     m, f = candidates.size, F.size
@@ -355,8 +357,17 @@ def bordered_add_pairs_values(pair: MatrixPair, F: np.ndarray, candidates: np.nd
     cross = np.add.reduce(Lj * bj, axis=0) + e * fb
     gamma = (quad - 2.0 * cross + A_jj[ju]) * inv_d2
     weyl = np.maximum(f1[iu], gamma) + np.sqrt(np.add.reduce(border * border, axis=0))
+    # ‖L_S⁻¹‖²_F ≤ ‖G_{F∪i}‖²_F + (‖G_{F∪i}‖²_F B_jj + 1) / δ_ij² (‖(l_j, e_ij)‖² ≤ B_jj)
+    Gi2 = float(np.vdot(G, G)) + (np.add.reduce((G.T @ Lc) ** 2, axis=0) + 1.0) * inv_d**2
+    cond = (f + 2) * float(np.maximum.reduce(
+        Gi2[iu] + (Gi2[iu] * B_jj[ju] + 1.0) * inv_d2, initial=0.0))
+    # f(F ∪ {i}) ≤ f(F ∪ {i, j}) ≤ its Weyl bound (interlacing, Weyl): the scale of the
+    # rounding is known before any value is computed
+    scale = float(np.maximum.reduce(np.abs(weyl[ok]), initial=0.0)) + float(
+        np.maximum.reduce(np.abs(f1), initial=0.0))
+    error = 64.0 * (f + 2) * _EPS * cond * scale
     values = np.full(iu.size, -np.inf)
-    live = (ok & (weyl > floor)).nonzero()[0]
+    live = (ok & (weyl > floor - error)).nonzero()[0]
     if live.size:
         rows, where = np.unique(iu[live], return_inverse=True)
         C1 = np.empty((rows.size, f + 1, f + 1))
@@ -367,12 +378,7 @@ def bordered_add_pairs_values(pair: MatrixPair, F: np.ndarray, candidates: np.nd
         lam1, U1 = np.linalg.eigh(C1)
         w = np.einsum("pab,ap->bp", U1[where], border[:, live])
         values[live] = arrowhead_top_root(lam1[where].T, w * w, gamma[live])
-    # ‖L_S⁻¹‖²_F ≤ ‖G_{F∪i}‖²_F + (‖G_{F∪i}‖²_F B_jj + 1) / δ_ij² (‖(l_j, e_ij)‖² ≤ B_jj)
-    Gi2 = float(np.vdot(G, G)) + (np.add.reduce((G.T @ Lc) ** 2, axis=0) + 1.0) * inv_d**2
-    cond = (f + 2) * float(np.maximum.reduce(
-        Gi2[iu] + (Gi2[iu] * B_jj[ju] + 1.0) * inv_d2, initial=0.0))
-    scale = float(np.abs(values[live]).max(initial=0.0))
-    return idx, values, 64.0 * (f + 2) * _EPS * cond * scale
+    return idx, values, error
 
 
 @functools.lru_cache(maxsize=64)

@@ -588,8 +588,8 @@ class _Search(_ReferenceSearch):
     #: rounds follow, two first solves instead of six cost no nodes.
     PERSPECTIVE_FIRST_STEPS = 2
     PERSPECTIVE_GIVE_UP = 0.05
-    #: Rank one: nodes keeping at most this many more variables are solved directly from F
-    #: (:meth:`solve_direct`), with this relative margin for near-ties.
+    #: Nodes keeping at most this many more variables are solved directly from F
+    #: (:meth:`solve_direct`; rank one, general A), with this relative margin for near-ties.
     DIRECT_R = 3
     GENERAL_DIRECT_R = 2
     DIRECT_MARGIN = 1e-8
@@ -808,10 +808,9 @@ class _Search(_ReferenceSearch):
 
     def solve_direct(self, F_mask: np.ndarray, T_mask: np.ndarray) -> bool:
         """A node that keeps r more of its free variables, r ≤ :attr:`DIRECT_R` (rank one)
-        or r = 1 (general A), is solved by evaluating every F ∪ R without factorizing B_T
-        or computing a bound: near the leaves that costs less than the bounds. Rank one
-        borders B_F (:meth:`solve_small`); a general A borders F's whitened eigenproblem
-        (:func:`._numerics.bordered_add_values`). Returns whether the node was solved."""
+        or :attr:`GENERAL_DIRECT_R` (general A), is solved by evaluating every F ∪ R
+        (:meth:`solve_small`) without factorizing B_T or computing a bound: near the leaves
+        that costs less than the bounds. Returns whether the node was solved."""
         T = T_mask.nonzero()[0]
         in_F = F_mask[T]
         r = self.k - np.count_nonzero(in_F)
@@ -1047,7 +1046,8 @@ class _Search(_ReferenceSearch):
 
     def solve_small(self, F_idx: np.ndarray, cand: np.ndarray, r: int, margin: float) -> None:
         if not self.pair.rank_one:
-            floor = self.threshold() - 2.0 * margin
+            # below the floor a subset cannot be offered (its value + margin ≤ threshold)
+            floor = self.threshold() - margin
             if r == 1:
                 idx, (values, error) = None, bordered_add_values(self.pair, F_idx, cand)
             else:
