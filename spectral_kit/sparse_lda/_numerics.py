@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -243,55 +244,80 @@ def arrowhead_top_root(lam: np.ndarray, w2: np.ndarray, gamma: np.ndarray, *,
     return top + s
 
 
+class _Border(NamedTuple):
+    """One bordering step from F (:func:`_first_border`), per candidate j (columns)."""
+
+    lam: np.ndarray  # eigenvalues of C_F = G A_F Gᵀ (ascending); U its eigenvectors
+    U: np.ndarray
+    C_F: np.ndarray
+    Lc: np.ndarray  # l_j = G B_{F,j}
+    b: np.ndarray  # G A_{F,j}
+    CL: np.ndarray  # C_F l_j
+    d2: np.ndarray  # pivot δ_j² = B_jj − ‖l_j‖²
+    ok: np.ndarray  # pivot numerically positive
+    inv_d: np.ndarray  # 1 / δ_j (0 where not ok)
+    c: np.ndarray  # border (G A_{F,j} − C_F l_j) / δ_j
+    gamma: np.ndarray  # corner (l_jᵀ C_F l_j − 2 l_jᵀ G A_{F,j} + A_jj) / δ_j²
+    G2: np.ndarray  # ‖L_{F∪j}⁻¹‖²_F = ‖G‖²_F + (‖Gᵀ l_j‖² + 1) / δ_j²
+
+
+def _first_border(pair: MatrixPair, F: np.ndarray, candidates: np.ndarray) -> _Border:
+    """The whitened matrix of F ∪ {j} for every candidate j as C_F bordered by (c_j, γ_j),
+    from one Cholesky factor B_F = L Lᵀ (G = L⁻¹) and one eigen-solve of C_F (F not empty):
+    with l_j = G B_{F,j} and the bordered Cholesky pivot δ_j² = B_jj − ‖l_j‖²,
+    c_j = (G A_{F,j} − C_F l_j) / δ_j and γ_j = (l_jᵀ C_F l_j − 2 l_jᵀ G A_{F,j} + A_jj) / δ_j².
+    A pivot at most eps · B_jj (B_{F∪j} numerically singular) is marked not ``ok``."""
+    A, B = pair.A, pair.B
+    L, info = _potrf(submatrix(B, F), lower=1, clean=1, overwrite_a=1)
+    if info:
+        raise np.linalg.LinAlgError("B_F is not positive definite")
+    G, _ = _trtri(L, lower=1)
+    C_F = G @ submatrix(A, F) @ G.T
+    C_F = 0.5 * (C_F + C_F.T)
+    lam, U = np.linalg.eigh(C_F)
+    Lc = G @ submatrix(B, F, candidates)
+    b = G @ submatrix(A, F, candidates)
+    CL = C_F @ Lc
+    B_jj = B.diagonal()[candidates]
+    d2 = B_jj - np.add.reduce(Lc * Lc, axis=0)
+    ok = d2 > _EPS * B_jj
+    inv_d = np.where(ok, 1.0, 0.0) / np.sqrt(np.where(ok, d2, 1.0))
+    inv_d2 = inv_d * inv_d
+    gamma = (np.add.reduce(Lc * CL, axis=0) - 2.0 * np.add.reduce(Lc * b, axis=0)
+             + A.diagonal()[candidates]) * inv_d2
+    G2 = float(np.vdot(G, G)) + (np.add.reduce((G.T @ Lc) ** 2, axis=0) + 1.0) * inv_d2
+    return _Border(lam, U, C_F, Lc, b, CL, d2, ok, inv_d, (b - CL) * inv_d, gamma, G2)
+
+
 def bordered_add_values(pair: MatrixPair, F: np.ndarray,
                         candidates: np.ndarray) -> tuple[np.ndarray, float]:
     """``f(F ∪ {j})`` for every candidate j, any A, by bordering F's whitened eigenproblem;
     and a bound on their rounding error.
 
-    With B_F = L Lᵀ, G = L⁻¹, C_F = G A_F Gᵀ = U Λ Uᵀ, l_j = G B_{F,j} and
-    δ_j² = B_jj − ‖l_j‖² (the bordered Cholesky factor of B_{F∪j}), the whitened matrix of
-    F ∪ {j} is C_F bordered by c_j = (G A_{F,j} − C_F l_j) / δ_j and
-    γ_j = (l_jᵀ C_F l_j − 2 l_jᵀ G A_{F,j} + A_jj) / δ_j². In U's basis it is the arrowhead
-    matrix of :func:`arrowhead_top_root` with w = Uᵀ c_j: one eigen-solve of |F| × |F| and
-    vectorized root-finding replace a generalized eigen-solve per candidate.
+    With C_F = U Λ Uᵀ bordered by (c_j, γ_j) (:func:`_first_border`), the whitened matrix of
+    F ∪ {j} is, in U's basis, the arrowhead matrix of :func:`arrowhead_top_root` with
+    w = Uᵀ c_j: one eigen-solve of |F| × |F| and vectorized root-finding replace a
+    generalized eigen-solve per candidate.
 
     Returns the values and an error bound 64 · |S| · eps · cond · max |f| (cond =
     |S| · ‖L_S⁻¹‖²_F, the largest over the candidates), the rounding allowance the exact
     search gives its node eigenvalues. A candidate whose pivot δ_j² is not positive
     (B_{F∪j} numerically singular) gets −∞.
     """
-    A, B = pair.A, pair.B
-    eps = _EPS
-    B_cc = B.diagonal()[candidates]
-    A_cc = A.diagonal()[candidates]
     s = F.size + 1
     if F.size == 0:
+        A_cc, B_cc = pair.A.diagonal()[candidates], pair.B.diagonal()[candidates]
         with np.errstate(divide="ignore", invalid="ignore"):
             values = np.where(B_cc > 0, A_cc / B_cc, -np.inf)
             cond = float(np.max(1.0 / B_cc[B_cc > 0], initial=0.0))
         scale = float(np.abs(values[np.isfinite(values)]).max(initial=0.0))
-        return values, 64.0 * eps * cond * scale
-    L, info = _potrf(submatrix(B, F), lower=1, clean=1, overwrite_a=1)
-    if info:
-        raise np.linalg.LinAlgError("B_F is not positive definite")
-    G, info = _trtri(L, lower=1)
-    C_F = G @ submatrix(A, F) @ G.T
-    lam, U = np.linalg.eigh(0.5 * (C_F + C_F.T))
-    Lc = G @ submatrix(B, F, candidates)
-    b = G @ submatrix(A, F, candidates)
-    CL = C_F @ Lc
-    delta2 = B_cc - np.add.reduce(Lc * Lc, axis=0)
-    ok = delta2 > eps * B_cc
-    inv_d2 = np.where(ok, 1.0, 0.0) / np.where(ok, delta2, 1.0)
-    w = U.T @ ((b - CL) * np.sqrt(inv_d2))
-    gamma = (np.add.reduce(Lc * CL, axis=0) - 2.0 * np.add.reduce(Lc * b, axis=0)
-             + A_cc) * inv_d2
-    values = np.where(ok, arrowhead_top_root(lam, w * w, gamma), -np.inf)
-    # ‖L_S⁻¹‖²_F = ‖G‖²_F + ‖t_j‖², t_j = (−Gᵀ l_j, 1) / δ_j the new row of L_S⁻¹
-    t2 = (np.add.reduce((G.T @ Lc) ** 2, axis=0) + 1.0) * inv_d2
-    cond = s * (float(np.vdot(G, G)) + float(t2.max()))
-    scale = float(np.abs(values[ok]).max(initial=0.0))
-    return values, 64.0 * s * eps * cond * scale
+        return values, 64.0 * _EPS * cond * scale
+    first = _first_border(pair, F, candidates)
+    w = first.U.T @ first.c
+    values = np.where(first.ok, arrowhead_top_root(first.lam, w * w, first.gamma), -np.inf)
+    cond = s * float(first.G2.max())
+    scale = float(np.abs(values[first.ok]).max(initial=0.0))
+    return values, 64.0 * s * _EPS * cond * scale
 
 
 def bordered_add_pairs_values(pair: MatrixPair, F: np.ndarray, candidates: np.ndarray,
@@ -300,11 +326,11 @@ def bordered_add_pairs_values(pair: MatrixPair, F: np.ndarray, candidates: np.nd
     """``f(F ∪ {i, j})`` for every pair i < j of the candidates (F not empty, any A), by
     bordering F's whitened eigenproblem twice; and a bound on their rounding error.
 
-    The first border is that of :func:`bordered_add_values`. The second borders C_{F∪i}
-    with j, whose whitened column follows from the first without a new factorization: with
-    e_ij = (B_ij − l_iᵀ l_j) / δ_i, the bordered Cholesky column of j on F ∪ {i} is
-    (l_j, e_ij), its pivot δ_j² − e_ij², and G_{F∪i} A_{F∪i, j} = (G A_{F,j},
-    (A_ij − l_iᵀ G A_{F,j}) / δ_i). Weyl's inequality bounds each pair by
+    The first border is that of :func:`bordered_add_values` (:func:`_first_border`). The
+    second borders C_{F∪i} with j, whose whitened column follows from the first without a
+    new factorization: with e_ij = (B_ij − l_iᵀ l_j) / δ_i, the bordered Cholesky column of
+    j on F ∪ {i} is (l_j, e_ij), its pivot δ_j² − e_ij², and G_{F∪i} A_{F∪i, j} =
+    (G A_{F,j}, (A_ij − l_iᵀ G A_{F,j}) / δ_i). Weyl's inequality bounds each pair by
     max(f(F ∪ {i}), γ_ij) + ‖c_ij‖ (its border c_ij and corner γ_ij); a pair whose bound
     is at most ``floor`` less the error bound gets −∞ without an eigen-solve: its value
     cannot exceed ``floor``. The others are arrowhead roots
@@ -316,38 +342,24 @@ def bordered_add_pairs_values(pair: MatrixPair, F: np.ndarray, candidates: np.nd
     error bound as in :func:`bordered_add_values`, with the Weyl bounds and f(F ∪ {i})
     setting its scale.
     """
-    A, B = pair.A, pair.B
-    m, f = candidates.size, F.size
-    iu, ju = _pair_layout(m)
+    f = F.size
+    iu, ju = _pair_layout(candidates.size)
     idx = np.stack([iu, ju], axis=1)
     if iu.size == 0:
         return idx, np.empty(0), 0.0
-    L, info = _potrf(submatrix(B, F), lower=1, clean=1, overwrite_a=1)
-    if info:
-        raise np.linalg.LinAlgError("B_F is not positive definite")
-    G, info = _trtri(L, lower=1)
-    C_F = G @ submatrix(A, F) @ G.T
-    C_F = 0.5 * (C_F + C_F.T)
-    Lc = G @ submatrix(B, F, candidates)
-    b = G @ submatrix(A, F, candidates)
-    CL = C_F @ Lc
-    B_cc, A_cc = submatrix(B, candidates), submatrix(A, candidates)
-    B_jj, A_jj = B_cc.diagonal(), A_cc.diagonal()
-    d2 = B_jj - np.add.reduce(Lc * Lc, axis=0)
-    ok1 = d2 > _EPS * B_jj
-    inv_d = np.where(ok1, 1.0, 0.0) / np.sqrt(np.where(ok1, d2, 1.0))
-    c1 = (b - CL) * inv_d
-    g1 = (np.add.reduce(Lc * CL, axis=0) - 2.0 * np.add.reduce(Lc * b, axis=0) + A_jj) * inv_d**2
-    lam_F, U_F = np.linalg.eigh(C_F)
-    w1 = U_F.T @ c1
-    f1 = arrowhead_top_root(lam_F, w1 * w1, g1)  # f(F ∪ {i})
+    first = _first_border(pair, F, candidates)
+    Lc, b, c1, g1, inv_d = first.Lc, first.b, first.c, first.gamma, first.inv_d
+    w1 = first.U.T @ c1
+    f1 = arrowhead_top_root(first.lam, w1 * w1, g1)  # f(F ∪ {i})
+    B_cc, A_cc = submatrix(pair.B, candidates), submatrix(pair.A, candidates)
+    B_jj = B_cc.diagonal()
     e = ((B_cc - Lc.T @ Lc) * inv_d[:, None])[iu, ju]
     fb = ((A_cc - Lc.T @ b) * inv_d[:, None])[iu, ju]
-    d2_ij = d2[ju] - e * e
-    ok = ok1[iu] & ok1[ju] & (d2_ij > _EPS * B_jj[ju])
+    d2_ij = first.d2[ju] - e * e
+    ok = first.ok[iu] & first.ok[ju] & (d2_ij > _EPS * B_jj[ju])
     inv_d2 = np.where(ok, 1.0, 0.0) / np.where(ok, d2_ij, 1.0)
     Lj, bj, c1i = Lc[:, ju], b[:, ju], c1[:, iu]
-    top = CL[:, ju] + c1i * e  # C_{F∪i} (l_j, e_ij), its first |F| rows
+    top = first.CL[:, ju] + c1i * e  # C_{F∪i} (l_j, e_ij), its first |F| rows
     last = np.add.reduce(c1i * Lj, axis=0) + g1[iu] * e
     border = np.empty((f + 1, iu.size))
     border[:f] = bj - top
@@ -355,12 +367,12 @@ def bordered_add_pairs_values(pair: MatrixPair, F: np.ndarray, candidates: np.nd
     border *= np.sqrt(inv_d2)
     quad = np.add.reduce(Lj * top, axis=0) + e * last
     cross = np.add.reduce(Lj * bj, axis=0) + e * fb
-    gamma = (quad - 2.0 * cross + A_jj[ju]) * inv_d2
+    gamma = (quad - 2.0 * cross + A_cc.diagonal()[ju]) * inv_d2
     weyl = np.maximum(f1[iu], gamma) + np.sqrt(np.add.reduce(border * border, axis=0))
     # ‖L_S⁻¹‖²_F ≤ ‖G_{F∪i}‖²_F + (‖G_{F∪i}‖²_F B_jj + 1) / δ_ij² (‖(l_j, e_ij)‖² ≤ B_jj)
-    Gi2 = float(np.vdot(G, G)) + (np.add.reduce((G.T @ Lc) ** 2, axis=0) + 1.0) * inv_d**2
-    cond = (f + 2) * float(np.maximum.reduce(
-        Gi2[iu] + (Gi2[iu] * B_jj[ju] + 1.0) * inv_d2, initial=0.0))
+    Gi2 = first.G2[iu]
+    cond = (f + 2) * float(np.maximum.reduce(Gi2 + (Gi2 * B_jj[ju] + 1.0) * inv_d2,
+                                             initial=0.0))
     # f(F ∪ {i}) ≤ f(F ∪ {i, j}) ≤ its Weyl bound (interlacing, Weyl): the scale of the
     # rounding is known before any value is computed
     scale = float(np.maximum.reduce(np.abs(weyl[ok]), initial=0.0)) + float(
@@ -371,9 +383,8 @@ def bordered_add_pairs_values(pair: MatrixPair, F: np.ndarray, candidates: np.nd
     if live.size:
         rows, where = np.unique(iu[live], return_inverse=True)
         C1 = np.empty((rows.size, f + 1, f + 1))
-        C1[:, :f, :f] = C_F
-        C1[:, :f, f] = c1.T[rows]
-        C1[:, f, :f] = c1.T[rows]
+        C1[:, :f, :f] = first.C_F
+        C1[:, :f, f] = C1[:, f, :f] = c1.T[rows]
         C1[:, f, f] = g1[rows]
         lam1, U1 = np.linalg.eigh(C1)
         w = np.einsum("pab,ap->bp", U1[where], border[:, live])
@@ -438,13 +449,13 @@ def _triple_layout(c: int) -> tuple[np.ndarray, ...]:
     (i < j) lexicographic, and for every triple i < j < k (in the order of
     :func:`_combinations`) its pair's position and k, and the flat positions of C_ik and C_jk
     in a c × c matrix (the i·c + k block first, then the j·c + k block)."""
-    iu, ju = np.triu_indices(c, 1)
+    iu, ju = _pair_layout(c)
     counts = c - 1 - ju  # the k > j that extend pair (i, j)
     tp = np.repeat(np.arange(iu.size), counts)
     first = np.repeat(np.cumsum(counts) - counts, counts)
     tk = np.arange(tp.size) - first + np.repeat(ju + 1, counts)
     flat = np.concatenate([iu[tp] * c + tk, ju[tp] * c + tk])
-    for a in (iu, ju, tp, tk, flat):
+    for a in (tp, tk, flat):
         a.setflags(write=False)
     return iu, ju, tp, tk, flat
 

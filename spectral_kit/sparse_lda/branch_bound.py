@@ -1046,14 +1046,14 @@ class _Search(_ReferenceSearch):
 
     def solve_small(self, F_idx: np.ndarray, cand: np.ndarray, r: int, margin: float) -> None:
         if not self.pair.rank_one:
-            # below the floor a subset cannot be offered (its value + margin ≤ threshold)
-            floor = self.threshold() - margin
             if r == 1:
-                idx, (values, error) = None, bordered_add_values(self.pair, F_idx, cand)
+                idx = None
+                values, error = bordered_add_values(self.pair, F_idx, cand)
             else:
-                idx, values, error = bordered_add_pairs_values(self.pair, F_idx, cand, floor)
-            margin = max(margin, error)
-            self.offer_near_top(F_idx, cand, idx, values, margin)
+                # below the floor a subset cannot be offered (value + margin ≤ threshold)
+                idx, values, error = bordered_add_pairs_values(
+                    self.pair, F_idx, cand, floor=self.threshold() - margin)
+            self.offer_near_top(F_idx, cand, idx, values, max(margin, error))
             return None
         if r == 1:
             idx, values = None, rank_one_add_values(self.pair, F_idx, cand)
