@@ -201,3 +201,18 @@ def test_eslda_profile_samples_are_valid_bounds_of_exact_node_optima():
             assert s.relaxation >= s.exact * (1 - 1e-9)
         samples += len(profile.samples)
     assert samples > 0
+
+
+def test_a_search_stopped_at_its_goal_reports_the_tree_still_to_search(monkeypatch):
+    from spectral_kit.bench import sparse_lda as bench
+    from spectral_kit.sparse_lda import random_pair
+    from spectral_kit.sparse_lda.pair import check_pair
+
+    monkeypatch.setattr(bench, "TREE_PROBES", 30)
+    p = random_pair(40, kind="general", random_state=0)
+    row = bench._certify("stopped", check_pair(p.A, p.B), 10, 0.05, 0.05)
+    assert not row.extra["optimal"]
+    nodes = row.extra["estimated_nodes_to_certify"]
+    assert nodes >= 1 and row.extra["estimate_standard_error"] > 0
+    assert row.extra["estimated_seconds_to_certify"] == pytest.approx(
+        nodes / row.extra["nodes/s"])

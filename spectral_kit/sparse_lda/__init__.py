@@ -12,7 +12,8 @@ the generalized inclusion principle (Thm. 1, Eq. 8).
   :func:`exhaustive`.
 * Bounds of the exact search, each with its proof: :mod:`spectral_kit.sparse_lda.bounds`
   and :mod:`spectral_kit.sparse_lda.perspective`; the search on several worker processes
-  (``eslda(..., n_jobs=-1)``): :mod:`spectral_kit.sparse_lda.parallel`.
+  (``eslda(..., n_jobs=-1)``): :mod:`spectral_kit.sparse_lda.parallel`; how many nodes
+  a certificate would take (Knuth's estimate): :func:`estimate_tree_size`.
 * Curves for k = 1, …, n inside the bounds: :func:`sparsity_curves`; the Monte Carlo of
   Fig. 1 in batches: :func:`monte_carlo_batch`.
 * Data: :func:`scatter_matrices`, :func:`random_pair`; within-class regularization
@@ -44,6 +45,7 @@ from .results import (
     NestedPath,
     SparseDiscriminant,
     SparsePath,
+    TreeSizeEstimate,
 )
 from .spectrum import (
     generalized_spectrum,
@@ -61,6 +63,7 @@ from .thresholding import (
     simple_threshold_path,
     threshold_loadings,
 )
+from .tree_size import estimate_tree_size
 
 __all__ = [
     "AUTO_FACTOR",
@@ -80,10 +83,12 @@ __all__ = [
     "SparseDiscriminant",
     "SparsePath",
     "SparsityCurves",
+    "TreeSizeEstimate",
     "auto_epsilon",
     "check_pair",
     "discriminant_errors",
     "eslda",
+    "estimate_tree_size",
     "exhaustive",
     "exhaustive_path",
     "fbm_covariance",

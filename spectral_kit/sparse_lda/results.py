@@ -16,6 +16,7 @@ __all__ = [
     "NestedPath",
     "SparseDiscriminant",
     "SparsePath",
+    "TreeSizeEstimate",
 ]
 
 
@@ -89,6 +90,32 @@ class SparseDiscriminant:
     def k(self) -> int:
         """Cardinality of the support."""
         return int(self.support.size)
+
+
+@dataclass(frozen=True)
+class TreeSizeEstimate:
+    """Knuth's estimate of an exact search's tree (:func:`.tree_size.estimate_tree_size`).
+
+    Attributes
+    ----------
+    nodes : float
+        Estimated nodes the search expands to certify, with the incumbent of ``value``.
+    standard_error : float
+        Standard error of ``nodes`` over the probes.
+    probes : int
+        Root-to-leaf walks averaged.
+    value : float
+        The incumbent's value (the threshold the tree was estimated for).
+    """
+
+    nodes: float
+    standard_error: float
+    probes: int
+    value: float
+
+    def seconds_at(self, nodes_per_second: float) -> float:
+        """The time the search would take at a measured node rate."""
+        return self.nodes / nodes_per_second
 
 
 @dataclass(frozen=True)
