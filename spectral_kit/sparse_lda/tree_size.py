@@ -94,7 +94,7 @@ def estimate_tree_size(
     k : int
         Cardinality, 1 ≤ k ≤ n.
     support : array-like of int, shape (k,)
-        The incumbent: best the best subset known (``eslda(...).support`` of a stopped
+        The incumbent: best, the best subset known (``eslda(...).support`` of a stopped
         search); a weaker one estimates a larger tree. Polished by the same one-swap local
         search as :func:`~spectral_kit.sparse_lda.eslda`'s start, and raised whenever a
         probe meets a better subset.
@@ -102,8 +102,9 @@ def estimate_tree_size(
         Root-to-leaf walks; the standard error falls as 1 / sqrt(probes).
     alpha : float
         A child is followed with probability ∝ C(free, r)^alpha (0: uniform). Any
-        alpha ≥ 0 gives an unbiased estimate; 0.5 had the smallest spread on the
-        benchmark pairs.
+        alpha ≥ 0 gives an unbiased estimate; on the benchmark's general pair at n = 40
+        the standard error with 0.5 was about a tenth of that with uniform probes and a
+        fortieth of that with 1.
     regularization : None, float or "auto"
         B ← B + εI, as for :func:`~spectral_kit.sparse_lda.eslda`.
     random_state : None, int or Generator
