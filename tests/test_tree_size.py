@@ -80,6 +80,10 @@ def test_seeded_and_uniform_probes():
     assert a == b
     one = sl.estimate_tree_size(p.A, p.B, 5, support, probes=1, alpha=0.0, random_state=0)
     assert one.nodes >= 1 and np.isinf(one.standard_error)
+    # a time budget of zero still runs one probe, and says so
+    quick = sl.estimate_tree_size(p.A, p.B, 5, support, probes=1000, max_seconds=0.0,
+                                  random_state=7)
+    assert quick.probes == 1 and np.isinf(quick.standard_error)
 
 
 def test_bad_arguments():
@@ -88,6 +92,8 @@ def test_bad_arguments():
         sl.estimate_tree_size(p.A, p.B, 4, [0, 1, 2])
     with pytest.raises(ValueError, match="probes"):
         sl.estimate_tree_size(p.A, p.B, 3, [0, 1, 2], probes=0)
+    with pytest.raises(ValueError, match="max_seconds"):
+        sl.estimate_tree_size(p.A, p.B, 3, [0, 1, 2], max_seconds=-1.0)
     with pytest.raises(ValueError, match="alpha"):
         sl.estimate_tree_size(p.A, p.B, 3, [0, 1, 2], alpha=-1.0)
     A = p.A.copy()

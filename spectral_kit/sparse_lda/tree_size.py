@@ -23,6 +23,7 @@ proportional to sqrt(C(free_i, r_i)), the square root of the number of k-subsets
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -80,6 +81,7 @@ def estimate_tree_size(
     support: Any,
     *,
     probes: int = 1000,
+    max_seconds: float | None = None,
     alpha: float = 0.5,
     regularization: Any = None,
     random_state: Any = None,
@@ -100,6 +102,8 @@ def estimate_tree_size(
         probe meets a better subset.
     probes : int
         Root-to-leaf walks; the standard error falls as 1 / sqrt(probes).
+    max_seconds : float, optional
+        Stop probing after this long (at least one probe): the result says how many ran.
     alpha : float
         A child is followed with probability ∝ C(free, r)^alpha (0: uniform). Any
         alpha ≥ 0 gives an unbiased estimate, but not the same spread. On the
@@ -130,11 +134,19 @@ def estimate_tree_size(
     if support.size != k:
         raise ValueError(f"support must hold k={k} indices; got {support.size}.")
     probes = check_int(probes, "probes", low=1)
+    if max_seconds is not None:
+        max_seconds = check_finite_scalar(max_seconds, "max_seconds", low=0.0)
     alpha = check_finite_scalar(alpha, "alpha", low=0.0)
     rng = as_generator(random_state)
     with single_threaded_blas():
         search = ESLDASearch(pair, k, support)._search
-        samples = np.array([_probe(search, k, alpha, rng) for _ in range(probes)])
-    error = float(samples.std(ddof=1) / math.sqrt(probes)) if probes > 1 else math.inf
+        deadline = None if max_seconds is None else time.perf_counter() + max_seconds
+        walks: list[float] = []
+        while len(walks) < probes and (
+                not walks or deadline is None or time.perf_counter() < deadline):
+            walks.append(_probe(search, k, alpha, rng))
+    samples = np.array(walks)
+    done = samples.size
+    error = float(samples.std(ddof=1) / math.sqrt(done)) if done > 1 else math.inf
     return TreeSizeEstimate(nodes=float(samples.mean()), standard_error=error,
-                            probes=probes, value=float(search.best_value))
+                            probes=done, value=float(search.best_value))
