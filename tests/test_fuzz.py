@@ -159,6 +159,7 @@ def overrides(name: str, module: str, w: dict) -> dict:
         "make_weston_nonlinear": {"n_samples": 20, "random_state": 0},
         "pca_weights": {"M": w["M"], "k": 2, "random_state": 0},
         "eslda": {"k": 2, "max_seconds": 5.0},
+        "estimate_tree_size": {"k": 3, "probes": 20, "max_seconds": 5.0, "random_state": 0},
         "sparsity_curves": {"max_seconds": 5.0},
         "exhaustive": {"k": 2}, "inclusion_bounds": {"k": 2}, "simple_threshold": {"k": 2},
         "descending_eigenvalues": {"A": w["A"]},
@@ -215,7 +216,7 @@ LABELS = {"y", "y_true", "y_pred", "y_train", "y_test"}
 INTS = {"k", "n", "q", "n2", "n_samples", "n_resamples", "n_irrelevant", "trials", "n_init",
         "max_iter", "n_components", "k_max", "n_pairs", "samples", "m", "n_clusters",
         "n_points", "n_relevant", "rounds", "n_frame", "k_within", "k_between", "max_subsets",
-        "max_nodes", "n_pca", "per_cluster", "audit", "memory_limit", "n_side"}
+        "max_nodes", "n_pca", "per_cluster", "audit", "memory_limit", "n_side", "probes"}
 FLOATS = {"lam", "tol", "confidence", "mu", "sigma", "ratio", "level", "signal", "retain",
           "norm_E", "lambda1_E", "total", "gamma", "smoothness", "spread", "noise_var",
           "rtol", "gap", "max_seconds", "jitter", "epsilon", "degree", "width"}
