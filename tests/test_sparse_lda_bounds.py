@@ -386,6 +386,35 @@ def test_bordered_add_pairs_values_equal_brute_force(seed):
 # --------------------------------------------------------------------------- whole search
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_children_that_keep_the_first_variable_solved_at_once(seed, monkeypatch):
+    """General A: a node that keeps r ≤ 3 more variables solves its children 1 … r as
+    F ∪ {u_1} choosing r − 1 of the rest. Brute force agrees with both trees (tie-heavy
+    pairs and Brownian pairs at n = 18), and the merged tree is the smaller one on some
+    of them (so the path runs)."""
+    from spectral_kit.sparse_lda.branch_bound import _Search
+
+    pairs = [check_pair(A, B) for _rng, A, B, _ in cases(5200 + seed, 12, n_range=(9, 13))]
+    pairs += [check_pair(rp.A, rp.B) for rp in
+              (sl.random_pair(18, kind="general", random_state=2 * seed + i) for i in (0, 1))]
+    fewer = 0
+    for pair in pairs:
+        if pair.rank_one:
+            continue
+        path = gslda_pair(pair)
+        for k in (4, 5, pair.n // 2):
+            merged = eslda_pair(pair, k, init=path)
+            with monkeypatch.context() as m:
+                m.setattr(_Search, "solves_kept_directly", lambda self, r, free: False)
+                queued = eslda_pair(pair, k, init=path)
+            best = brute_best(pair.A, pair.B, k)
+            assert merged.optimal and queued.optimal
+            assert merged.value == pytest.approx(best, rel=1e-9, abs=1e-12)
+            assert queued.value == pytest.approx(best, rel=1e-9, abs=1e-12)
+            fewer += merged.nodes_expanded < queued.nodes_expanded
+    assert fewer >= 2
+
+
 def brute_best(A, B, k) -> float:
     return float(all_values(A, B, k)[1].max())
 

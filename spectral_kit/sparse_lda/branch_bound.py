@@ -64,7 +64,9 @@ search above is kept as :class:`_ReferenceSearch`):
   subset is the largest root of an arrowhead secular equation
   (:func:`._numerics.bordered_add_values`, :func:`._numerics.bordered_add_pairs_values`),
   and pairs that Weyl's inequality puts below the incumbent are skipped. On the digits LDA
-  pair (n = 61, k = 10) this more than halves the search.
+  pair (n = 61, k = 10) this more than halves the search. A general node that needs three
+  more solves its children that keep the first variable u_1 the same way, as one pair solve
+  from F ∪ {u_1}, instead of queuing them (:meth:`_Search.solves_kept_directly`).
   All r + 1 children of a node are bounded together, on (r + 1) × |u| arrays.
 * **Node kernels without wrappers.** LAPACK's ``dpotrf``/``dpotri``/``dtrtri``/``dposv``
   directly, no factorization at all when B = I, submatrices by ``take`` rather than ``ix_``;
@@ -414,6 +416,11 @@ class _ReferenceSearch:
         """Nodes with at most this many free variables still to choose are solved directly."""
         return 1
 
+    def solves_kept_directly(self, r: int, free: int) -> bool:
+        """Whether the children that keep u_1 (1 … r) are solved at once, as F ∪ {u_1}
+        choosing r − 1 of the other free variables, instead of being queued."""
+        return False
+
     def solve_small(self, F_idx: np.ndarray, cand: np.ndarray, r: int, margin: float) -> None:
         """Offer the best S = F ∪ R over the r-subsets R of ``cand`` (r ≤ :meth:`exact_r`)."""
         adder = rank_one_add_values if self.pair.rank_one else add_one_values
@@ -487,8 +494,14 @@ class _ReferenceSearch:
         h_sorted = h[order]
         depth = int(T_mask.size - T.size) + len(fixed)
         child_bounds = self.child_bounds(info, u, h_sorted, r, e)
+        merged = self.solves_kept_directly(r, free.size)
         for i in range(r + 1):
             bound = float(child_bounds[i])
+            if merged and i == 1:  # children 1 … r keep u_1 and r − 1 of the rest
+                if float(np.maximum.reduce(child_bounds[1:])) + margin > self.threshold():
+                    self.nodes += 1
+                    self.solve_small(np.append(T[F_pos], T[u[0]]), T[u[1:]], r - 1, margin)
+                break
             if bound + margin <= self.threshold():
                 continue
             if i == r:  # includes u_1..u_r: the subset is complete
@@ -1043,6 +1056,14 @@ class _Search(_ReferenceSearch):
             if math.comb(free, r) <= self.EXACT_SUBSETS:
                 return r
         return 1
+
+    def solves_kept_directly(self, r: int, free: int) -> bool:
+        """General A, r ≤ :attr:`GENERAL_DIRECT_R` + 1: one bordered solve from F ∪ {u_1}
+        costs less than queuing a direct child and its own r − 1 … 1 siblings (rank one:
+        no faster, so its trees stay as they were)."""
+        if self.pair.rank_one:
+            return False
+        return 2 <= r <= self.GENERAL_DIRECT_R + 1 and r - 1 <= self.exact_r(free - 1) and free > r
 
     def solve_small(self, F_idx: np.ndarray, cand: np.ndarray, r: int, margin: float) -> None:
         if not self.pair.rank_one:
