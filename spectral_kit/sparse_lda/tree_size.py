@@ -107,10 +107,9 @@ def estimate_tree_size(
     alpha : float
         A child is followed with probability ∝ C(free, r)^alpha (0: uniform). Any
         alpha ≥ 0 gives an unbiased estimate, but not the same spread. On the
-        benchmark's general pair at n = 40, k = 10 (8,391 nodes from the optimum), six
-        runs of 1,000 probes gave 7,007–10,308 with 0.5 and 3,048–7,796 with uniform
-        probes, whose rare large samples (which make their mean right) none of the runs
-        drew; one run with 1 gave 38,390 ± 36,094.
+        benchmark's general pair at n = 40, k = 10 (7,266 nodes from the optimum), six
+        runs of 1,000 probes gave 7,041–9,171 with 0.5 and 3,374–11,675 with uniform
+        probes; one run with 1 gave 4,687 ± 2,599.
     regularization : None, float or "auto"
         B ← B + εI, as for :func:`~spectral_kit.sparse_lda.eslda`.
     random_state : None, int or Generator
