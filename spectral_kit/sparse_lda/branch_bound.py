@@ -64,9 +64,9 @@ search above is kept as :class:`_ReferenceSearch`):
   subset is the largest root of an arrowhead secular equation
   (:func:`._numerics.bordered_add_values`, :func:`._numerics.bordered_add_pairs_values`),
   and pairs that Weyl's inequality puts below the incumbent are skipped. On the digits LDA
-  pair (n = 61, k = 10) this more than halves the search. A general node that needs three
-  more solves its children that keep the first variable u_1 the same way, as one pair solve
-  from F ∪ {u_1}, instead of queuing them (:meth:`_Search.solves_kept_directly`).
+  pair (n = 61, k = 10) this more than halves the search. A general node that needs two or
+  three more solves its children that keep the first variable u_1 the same way, as one
+  solve from F ∪ {u_1}, instead of queuing them (:meth:`_Search.solves_kept_directly`).
   All r + 1 children of a node are bounded together, on (r + 1) × |u| arrays.
 * **Node kernels without wrappers.** LAPACK's ``dpotrf``/``dpotri``/``dtrtri``/``dposv``
   directly, no factorization at all when B = I, submatrices by ``take`` rather than ``ix_``;
