@@ -369,6 +369,12 @@ class _ReferenceSearch:
             self.heap, (-bound, -depth, next(self.tie), F.tobytes(), T.tobytes(), own)
         )
 
+    @staticmethod
+    def queued_node(entry: tuple) -> tuple[np.ndarray, np.ndarray, bool]:
+        """The (F, T, own) of a queue entry (:meth:`push`), as writable masks."""
+        return (np.frombuffer(entry[3], dtype=bool).copy(),
+                np.frombuffer(entry[4], dtype=bool).copy(), bool(entry[5]))
+
     def top_bound(self) -> float:
         return -self.heap[0][0] if self.heap else -np.inf
 
@@ -539,8 +545,7 @@ class _ReferenceSearch:
                 return "max_seconds", bound
             entry = heapq.heappop(self.heap)
             try:
-                self.expand(np.frombuffer(entry[3], dtype=bool).copy(),
-                            np.frombuffer(entry[4], dtype=bool).copy(), entry[5])
+                self.expand(*self.queued_node(entry))
             except BaseException:
                 # Interrupted (Ctrl-C, a kernel interrupt) or failed mid-expansion: the node
                 # goes back, so that the queue still covers every subset the incumbent has
@@ -1397,9 +1402,7 @@ def eslda(
     if max_nodes is not None:
         max_nodes = check_int(max_nodes, "max_nodes", low=0)
     if init is not None and not isinstance(init, GSLDAPath):
-        init = check_support(init, pair.n, "init")
-        if init.size != k:
-            raise ValueError(f"init must be a support of size k={k}; got {init.size} indices.")
+        init = check_support(init, pair.n, "init", k)
     if isinstance(init, GSLDAPath) and init.values.size != pair.n:
         raise ValueError(
             f"init is a GSLDA path over {init.values.size} features but A and B have "

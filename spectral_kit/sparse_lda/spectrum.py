@@ -36,8 +36,10 @@ __all__ = [
 ]
 
 
-def check_support(support: Any, n: int, name: str = "support") -> np.ndarray:
-    """Sorted distinct indices in [0, n) from an index list or a boolean mask of length n."""
+def check_support(support: Any, n: int, name: str = "support", k: int | None = None
+                  ) -> np.ndarray:
+    """Sorted distinct indices in [0, n) from an index list or a boolean mask of length n;
+    exactly ``k`` of them when ``k`` is given."""
     arr = np.asarray(support)
     if arr.dtype == bool:
         if arr.shape != (n,):
@@ -49,6 +51,8 @@ def check_support(support: Any, n: int, name: str = "support") -> np.ndarray:
         idx = check_indices(arr, name, size=n)
     if idx.size == 0:
         raise ValueError(f"{name} is empty; a sparse factor needs at least one feature.")
+    if k is not None and idx.size != k:
+        raise ValueError(f"{name} must be a support of size k={k}; got {idx.size} indices.")
     return idx
 
 

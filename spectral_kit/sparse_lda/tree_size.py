@@ -50,8 +50,7 @@ def _children(search: Any, F: np.ndarray, T: np.ndarray, own: bool
     search.heap.clear()
     before = search.nodes
     search.expand(F, T, own)
-    live = [(np.frombuffer(e[3], dtype=bool).copy(), np.frombuffer(e[4], dtype=bool).copy(),
-             bool(e[5])) for e in search.heap if -e[0] > search.threshold()]
+    live = [search.queued_node(e) for e in search.heap if -e[0] > search.threshold()]
     search.heap.clear()
     return search.nodes - before, live
 
@@ -129,9 +128,7 @@ def estimate_tree_size(
     """
     pair = check_pair(A, B, regularization)
     k = check_k(k, pair.n)
-    support = check_support(support, pair.n, "support")
-    if support.size != k:
-        raise ValueError(f"support must hold k={k} indices; got {support.size}.")
+    support = check_support(support, pair.n, "support", k)
     probes = check_int(probes, "probes", low=1)
     if max_seconds is not None:
         max_seconds = check_finite_scalar(max_seconds, "max_seconds", low=0.0)
