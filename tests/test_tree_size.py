@@ -62,14 +62,15 @@ def test_estimate_on_a_larger_tree_within_its_error():
 
 
 def test_a_weaker_incumbent_gives_a_larger_tree():
-    p = sl.random_pair(30, kind="general", random_state=0)
+    # a pair on which the polished start from the worst variables stays 4 % below the
+    # optimum (on others the one-swap polish reaches it and the two trees are the same)
+    p = sl.random_pair(30, kind="general", random_state=1)
     best = sl.eslda(p.A, p.B, 10)
-    exact = sl.estimate_tree_size(p.A, p.B, 10, best.support, probes=200, random_state=0)
-    # the worst single variables: their subset is far below the optimum
+    exact = sl.estimate_tree_size(p.A, p.B, 10, best.support, probes=300, random_state=0)
     worst = np.argsort(np.diag(p.A) / np.diag(p.B))[:10]
-    weak = sl.estimate_tree_size(p.A, p.B, 10, worst, probes=200, random_state=0)
-    assert weak.value <= exact.value
-    assert weak.nodes > exact.nodes
+    weak = sl.estimate_tree_size(p.A, p.B, 10, worst, probes=300, random_state=0)
+    assert weak.value < 0.98 * exact.value
+    assert weak.nodes - exact.nodes > 3 * np.hypot(weak.standard_error, exact.standard_error)
 
 
 def test_seeded_and_uniform_probes():

@@ -392,6 +392,69 @@ def bordered_add_pairs_values(pair: MatrixPair, F: np.ndarray, candidates: np.nd
     return idx, values, error
 
 
+def completions_above(pair: MatrixPair, F: np.ndarray, candidates: np.ndarray, r: int,
+                      mu: float) -> np.ndarray | None:
+    """The r-subsets R of the candidates (1 ≤ r ≤ 3) for which
+    λ_max(A_S, B_S), S = F ∪ R, can exceed ``mu``; every other one is at most ``mu``. ``None``
+    when the test does not apply: λ_max(A_F, B_F) or some f(F ∪ {j}) is not below ``mu``.
+
+    A threshold test, not an evaluation. With Z = A − μB and Z_FF negative definite
+    (f(F) < μ), the inertia of Z_SS is that of Z_FF plus that of the Schur complement
+    M = Z_RR − Z_RF Z_FF⁻¹ Z_FR (Haynsworth), so f(S) > μ ⇔ Z_SS has a positive eigenvalue ⇔
+    M_RR does: one m × m matrix M over the candidates answers the question for every R.
+    Where every diagonal entry of M is negative (each f(F ∪ {j}) < μ), M_RR has a positive
+    eigenvalue exactly when I − C_RR is not positive semidefinite, C = D M D with
+    D = diag(−M)^(−1/2) (Sylvester's law of inertia), C_jj = −1 + 1 = 0 on the diagonal of
+    I − C: for r = 2 when |C_ij| > 1; for r = 3 when one of its pairs does or
+    det(I − C_RR) = 1 − a² − b² − c² − 2abc < 0 (a, b, c its off-diagonal entries, the
+    principal minors of a 3 × 3 matrix with unit diagonal). If every |C_ij| ≤ ½, no triple
+    passes (a² + b² + c² + 2|abc| ≤ 1).
+
+    A few flops a subset instead of an eigenvalue: where the subsets are known to lose to
+    ``mu`` (the exact search near its leaves, ``mu`` just under the incumbent) nothing else
+    is computed. Boundary cases (a determinant or |C_ij| − 1 exactly 0) are returned, so a
+    caller that evaluates what is returned exactly misses no subset above ``mu``.
+
+    Returns positions into ``candidates``, shape (p, r), in the order of
+    :func:`_combinations`, or ``None``.
+    """
+    A, B = pair.A, pair.B
+    Z = submatrix(A, candidates) - mu * submatrix(B, candidates)
+    if F.size:
+        N = mu * submatrix(B, F) - submatrix(A, F)  # −Z_FF, positive definite iff f(F) < μ
+        L, info = _potrf(N, lower=1, clean=1, overwrite_a=1)
+        if info:
+            return None
+        W, _ = _trtrs(L, submatrix(A, F, candidates) - mu * submatrix(B, F, candidates),
+                      lower=1)
+        Z += W.T @ W  # M = Z_RR − Z_RF Z_FF⁻¹ Z_FR = Z_RR + Wᵀ W
+    neg = -Z.diagonal()
+    if not np.minimum.reduce(neg, initial=np.inf) > 0.0:
+        if r == 1 and np.isfinite(neg).all():
+            return (neg <= 0.0).nonzero()[0][:, None]
+        return None
+    m = candidates.size
+    if r == 1:
+        return np.empty((0, 1), dtype=np.intp)
+    s = 1.0 / np.sqrt(neg)
+    C = np.abs(Z * s[:, None] * s[None, :]) if r == 2 else Z * s[:, None] * s[None, :]
+    iu, ju = _pair_layout(m)
+    if r == 2:
+        return np.stack([iu, ju], axis=1)[(C[iu, ju] >= 1.0).nonzero()[0]]
+    triples = _combinations(m, 3)
+    off = np.abs(C[iu, ju])
+    top = np.maximum.reduce(off, initial=0.0)
+    if top < 0.5:
+        return triples[:0]
+    flat = C.ravel()
+    a = flat.take(triples[:, 0] * m + triples[:, 1])
+    b = flat.take(triples[:, 0] * m + triples[:, 2])
+    c = flat.take(triples[:, 1] * m + triples[:, 2])
+    det = 1.0 - a * a - b * b - c * c - 2.0 * a * b * c
+    big = (np.abs(a) >= 1.0) | (np.abs(b) >= 1.0) | (np.abs(c) >= 1.0)
+    return triples[((det <= 0.0) | big).nonzero()[0]]
+
+
 @functools.lru_cache(maxsize=64)
 def _pair_layout(m: int) -> tuple[np.ndarray, np.ndarray]:
     """``np.triu_indices(m, 1)`` (read-only, cached)."""
