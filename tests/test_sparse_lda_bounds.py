@@ -335,9 +335,9 @@ def test_arrowhead_top_root_equals_the_eigenvalue(shared):
     assert checked == 140
 
 
-def direct_cases(seed: int, count: int):
+def direct_cases(seed: int, count: int, n_range=(4, 12)):
     """Pairs of :func:`cases` with a random non-empty F and the rest as candidates."""
-    for rng, A, B, _ in cases(seed, count, n_range=(4, 12)):
+    for rng, A, B, _ in cases(seed, count, n_range=n_range):
         n = A.shape[0]
         perm = rng.permutation(n)
         f = int(rng.integers(1, n - 1))
@@ -386,36 +386,43 @@ def test_bordered_add_pairs_values_equal_brute_force(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_completions_above_are_the_subsets_above_the_threshold(seed):
-    """For r = 1, 2, 3 the subsets F ∪ R returned are, up to rounding, exactly those with
+    """For r = 1 … 6 the subsets F ∪ R returned are, up to rounding, exactly those with
     f(F ∪ R) > μ, by brute force: μ at a random quantile of the values and exactly at one of
     them (ties), F empty or not, random and tie-heavy pairs, B = I and B ≠ I. ``None``
-    only where f(F) or some f(F ∪ {j}) reaches μ."""
-    decided = undecided = 0
-    for rng, pair, F, cand in direct_cases(700 + seed, 120):
+    only where f(F) or some f(F ∪ R'), |R'| < r, reaches μ."""
+    decided = dict.fromkeys(range(1, 7), 0)
+    undecided = 0
+    for rng, pair, F, cand in direct_cases(700 + seed, 150, n_range=(6, 15)):
         if rng.random() < 0.2:
             F, cand = F[:0], np.sort(np.concatenate([F, cand]))
-        for r in range(1, min(3, cand.size) + 1):
-            subsets = list(itertools.combinations(range(cand.size), r))
-            values = np.array([subset_f(pair.A, pair.B, np.append(F, cand[list(R)]))
-                               for R in subsets])
-            scale = tol(values)
-            mu = float(values[rng.integers(values.size)] if rng.random() < 0.4
-                       else np.quantile(values, rng.uniform(0.3, 1.0)))
-            rows = completions_above(pair, F, cand, r, mu)
-            if rows is None:
-                singles = [subset_f(pair.A, pair.B, np.append(F, j)) for j in cand]
-                assert max(singles) >= mu - scale
-                undecided += 1
-                continue
-            assert rows.shape[1] == r
-            got = {tuple(row) for row in rows}
-            for R, v in zip(subsets, values):
-                if v > mu + scale:
-                    assert R in got
-                elif v < mu - scale:
-                    assert R not in got
-            decided += 1
-    assert decided > 150 and undecided > 10
+        r = int(rng.integers(1, min(6, cand.size) + 1))
+        subsets = list(itertools.combinations(range(cand.size), r))
+        values = np.array([subset_f(pair.A, pair.B, np.append(F, cand[list(R)]))
+                           for R in subsets])
+        scale = tol(values)
+        mu = float(values[rng.integers(values.size)] if rng.random() < 0.4
+                   else np.quantile(values, rng.uniform(0.9, 1.0)))
+        rows = completions_above(pair, F, cand, r, mu)
+        if rows is None:
+            smaller = [subset_f(pair.A, pair.B, np.append(F, cand[list(R)]))
+                       for q in range(r) for R in itertools.combinations(range(cand.size), q)
+                       if q or F.size]
+            assert max(smaller) >= mu - scale
+            undecided += 1
+            continue
+        assert rows.shape[1] == r
+        if r >= 4:  # out of chain steps: undecided, unless no chain was needed
+            capped = completions_above(pair, F, cand, r, mu, max_steps=0)
+            assert capped is None or (capped.shape[0] == 0 and rows.shape[0] == 0)
+        got = {tuple(sorted(row)) for row in rows}
+        assert len(got) == rows.shape[0]
+        for R, v in zip(subsets, values):
+            if v > mu + scale:
+                assert R in got
+            elif v < mu - scale:
+                assert R not in got
+        decided[r] += 1
+    assert min(decided.values()) > 5 and undecided > 5
 
 
 # --------------------------------------------------------------------------- whole search
@@ -423,12 +430,15 @@ def test_completions_above_are_the_subsets_above_the_threshold(seed):
 
 @pytest.mark.parametrize("seed", range(2))
 def test_children_that_keep_the_first_variable_solved_at_once(seed, monkeypatch):
-    """General A: a node that keeps r ≤ 3 more variables solves its children 1 … r as
-    F ∪ {u_1} choosing r − 1 of the rest. Brute force agrees with both trees (tie-heavy
+    """General A: a node that keeps r more variables, r − 1 within the direct finishes,
+    solves its children 1 … r as F ∪ {u_1} choosing r − 1 of the rest. Brute force agrees with both trees (tie-heavy
     pairs and Brownian pairs at n = 18), and the merged tree is the smaller one on some
     of them (so the path runs)."""
     from spectral_kit.sparse_lda.branch_bound import _Search
 
+    # direct finishes up to three more variables: with the default (six) these small pairs
+    # are mostly finished before any node branches
+    monkeypatch.setattr(_Search, "GENERAL_DIRECT_R", 3)
     pairs = [check_pair(A, B) for _rng, A, B, _ in cases(5200 + seed, 12, n_range=(9, 13))]
     pairs += [check_pair(rp.A, rp.B) for rp in
               (sl.random_pair(18, kind="general", random_state=2 * seed + i) for i in (0, 1))]
@@ -452,22 +462,22 @@ def test_children_that_keep_the_first_variable_solved_at_once(seed, monkeypatch)
 
 @pytest.mark.parametrize("seed", range(2))
 def test_threshold_finishes_and_their_fallback_equal_brute_force(seed, monkeypatch):
-    """General A: nodes that keep at most three more variables are settled by
-    :func:`completions_above`; where it cannot decide (``None``) a node that keeps three is
-    branched instead, and the children of a merged solve are queued. With the test made to
-    give up on half of its r = 3 calls, every search still certifies the brute-force
-    optimum, and both paths run."""
+    """General A: nodes that keep at most six more variables are settled by
+    :func:`completions_above`; where it cannot decide (``None``) a node that keeps three or
+    more is branched instead, and the children of a merged solve are queued. With the test
+    made to give up on half of its r ≥ 3 calls, every search still certifies the
+    brute-force optimum, and both paths run."""
     from spectral_kit.sparse_lda import branch_bound as bb
 
     rng = np.random.default_rng(seed)
     calls = {"solved": 0, "gave_up": 0}
 
-    def flaky(pair, F, cand, r, mu):
-        if r == 3 and rng.random() < 0.5:
+    def flaky(pair, F, cand, r, mu, max_steps=None):
+        if r >= 3 and rng.random() < 0.5:
             calls["gave_up"] += 1
             return None
-        calls["solved"] += r == 3
-        return completions_above(pair, F, cand, r, mu)
+        calls["solved"] += r >= 3
+        return completions_above(pair, F, cand, r, mu, max_steps)
 
     monkeypatch.setattr(bb, "completions_above", flaky)
     pairs = [check_pair(A, B) for _rng, A, B, _ in cases(5300 + seed, 12, n_range=(10, 14))]
@@ -523,13 +533,14 @@ def test_search_equals_first_search_on_random_pairs(kind):
             np.testing.assert_array_equal(res.support, ref.support)
 
 
-def test_top_entries_bound_with_B_not_I_is_dropped_after_its_own_patience():
+def test_top_entries_bound_with_B_not_I_is_dropped_after_its_own_patience(monkeypatch):
     """With B ≠ I the top-entries bound is tried on at most TOP_PATIENCE_B nodes while it
-    prunes none (here a general pair at n = 30, where it never prunes: a search of about a
-    thousand nodes), and the search certifies the same optimum as the first search; with
-    B = I the general patience applies."""
+    prunes none (here a general pair at n = 30, where it never prunes: a search of several
+    hundred nodes with direct finishes of at most two variables), and the search certifies
+    the same optimum as the first search; with B = I the general patience applies."""
     from spectral_kit.sparse_lda.branch_bound import _Search
 
+    monkeypatch.setattr(_Search, "GENERAL_DIRECT_R", 2)
     rp = sl.random_pair(30, kind="general", random_state=0)
     pair = check_pair(rp.A, rp.B)
     support = gslda_pair(pair).support_at(10)
@@ -833,11 +844,12 @@ def test_kept_terms_of_stacked_directions_equal_one_at_a_time():
             np.testing.assert_allclose(psi, psi1, rtol=1e-12, atol=1e-12)
 
 
-def check_children(pairs, *, exact_subsets=None, fixed_out=None):
+def check_children(pairs, *, exact_subsets=None, fixed_out=None, direct_r=None):
     """Run ESLDA on each (A, B, k) with every child bound checked against brute force;
     returns, per child-bounding node, whether any child had a subset and whether the node
-    had perspective terms. ``exact_subsets = 0`` turns off the direct finishes of r ≤ 3,
-    so that small pairs reach the children's bounds near the leaves too. Every variable the
+    had perspective terms. ``exact_subsets = 0`` turns off the direct finishes of r ≥ 2
+    (``direct_r`` caps those of a general A), so that small pairs reach the children's
+    bounds near the leaves too. Every variable the
     search fixes out of a node is checked too (no subset of the node that keeps it beats
     the incumbent); ``fixed_out`` collects how many were fixed out at each node."""
     from spectral_kit.sparse_lda import branch_bound as bb
@@ -850,6 +862,8 @@ def check_children(pairs, *, exact_subsets=None, fixed_out=None):
     class Checked(bb._Search):
         if exact_subsets is not None:
             EXACT_SUBSETS = EXACT_TRIPLES = exact_subsets
+        if direct_r is not None:
+            GENERAL_DIRECT_R = direct_r
 
         def expand(self, F_mask, T_mask, own=False):
             self._node = np.flatnonzero(T_mask)
@@ -906,10 +920,10 @@ def test_child_bounds_never_cut_off_a_child(seed):
     subsets (−∞ only for a child with no subset), at every node of searches on random and
     tie-heavy pairs, rank-one and general, B = I and B ≠ I."""
     pairs = ((A, B, k) for _rng, A, B, k in cases(6000 + seed, 120, n_range=(9, 13)))
-    checked, _ = check_children(pairs)
-    # general nodes that keep at most three more variables are finished directly, so on
-    # these small pairs a few dozen children per seed reach their bounds
-    assert sum(checked) > 30
+    # general nodes finished directly only when they keep at most two more variables: with
+    # the default (six) these small pairs rarely branch
+    checked, _ = check_children(pairs, direct_r=2)
+    assert sum(checked) > 50
 
 
 # --------------------------------------------------------------------------- perspective

@@ -154,9 +154,10 @@ def test_progressive_first_picture_then_gslda_then_eslda():
 
 
 def test_time_limit_leaves_certified_bounds():
-    exp = InterlacingExplorer(n_max=14, eslda_seconds=1e-6, n=5, k=2)
+    # n = 20: at n = 14 every search certifies within its first node
+    exp = InterlacingExplorer(n_max=20, eslda_seconds=1e-6, n=5, k=2)
     try:
-        exp.update(n=14, k=7, lam=0.001, smoothness=0.5)
+        exp.update(n=20, k=10, lam=0.001, smoothness=0.5)
         state = exp.state["state"]
         ex = state.eslda()
         stopped = np.flatnonzero(ex["stopped"])
@@ -167,7 +168,7 @@ def test_time_limit_leaves_certified_bounds():
         assert len(segments) == stopped.size
         for seg, j in zip(segments, stopped):
             k = j + 1
-            assert seg[0, 0] == pytest.approx(k / 14)
+            assert seg[0, 0] == pytest.approx(k / 20)
             low, high = seg[0, 1] * scale, seg[1, 1] * scale
             optimum = sl.eslda(A, B, k, regularization=lam).value
             assert g.values[j] * (1 - 1e-12) <= low <= optimum * (1 + 1e-9)

@@ -60,20 +60,24 @@ search above is kept as :class:`_ReferenceSearch`):
 * **Short finishes.** Rank one: a node that needs at most three more variables is solved by
   one vectorized bordered-Cholesky pass over all the candidate subsets instead of a subtree,
   without factorizing B_T or bounding it at all. General A: a node that needs at most
-  three more is settled by a threshold test, not by values
+  six more is settled by a threshold test, not by values
   (:func:`._numerics.completions_above`): with μ just under the incumbent and f(F) < μ,
-  f(F ∪ R) > μ exactly when the Schur complement of A_FF − μB_FF in A − μB, restricted to
-  R and scaled to a unit diagonal, leaves I − C_RR indefinite -- one m × m matrix for the
-  node, then |C_ij| > 1 for pairs and a 3 × 3 determinant for triples, a few flops a
-  subset. Only the subsets that pass (improvements and near-ties) are evaluated. Where the
-  test cannot decide (some f(F ∪ {j}) ≥ μ) pairs are solved by bordering F's whitened
-  eigenproblem (:func:`._numerics.bordered_add_pairs_values`, values of arrowhead secular
-  equations, Weyl's inequality skipping pairs) and a node that needs three is branched.
-  On the digits LDA pair (n = 61, k = 10) the test takes the search from 5.5 s to 1.7 s,
-  on the planted general pair (θ = 10) from 13.8 s to 2.5 s. A general node that needs
-  two to four more solves its children that keep the first variable u_1 the same way, as
-  one test from F ∪ {u_1}, instead of queuing them (:meth:`_Search.solves_kept_directly`).
-  All r + 1 children of a node are bounded together, on (r + 1) × |u| arrays.
+  f(F ∪ R) > μ exactly when K_RR is not positive definite, K the Schur complement of
+  A_FF − μB_FF in μB − A over the candidates, scaled to a unit diagonal (Haynsworth
+  inertia, Sylvester) -- one m × m matrix for the node. Pairs and triples are decided by
+  their principal minors (a triple only through an entry of size ≥ ½); more variables by
+  a chain of Schur complements that stops once the variables left give a positive
+  definite block (interlacing), ordered by a pivoted Cholesky factorization. Only the
+  subsets that pass (improvements and near-ties) are evaluated. Where the test cannot
+  decide (some smaller F ∪ R' already reaches μ) pairs are solved by bordering F's
+  whitened eigenproblem (:func:`._numerics.bordered_add_pairs_values`, values of
+  arrowhead secular equations, Weyl's inequality skipping pairs) and a node that needs
+  three or more is branched. On the benchmark's general pairs at n = 60, k = 10 this takes
+  the noise-only pair from an estimated hour to under a minute, the planted one (θ = 10)
+  from 13.8 s to 0.6 s. A general node that needs up to seven more solves its children
+  that keep the first variable u_1 the same way, as one test from F ∪ {u_1}, instead of
+  queuing them (:meth:`_Search.solves_kept_directly`). All r + 1 children of a node are
+  bounded together, on (r + 1) × |u| arrays.
 * **Node kernels without wrappers.** LAPACK's ``dpotrf``/``dpotri``/``dtrtri``/``dposv``
   directly, no factorization at all when B = I, submatrices by ``take`` rather than ``ix_``;
   the rank-one pair values f(T ∖ {i, j}) only for the blocks of free variables the bounds
@@ -620,9 +624,14 @@ class _Search(_ReferenceSearch):
     #: Nodes keeping at most this many more variables are solved directly from F
     #: (:meth:`solve_direct`; rank one, general A), with this relative margin for near-ties.
     DIRECT_R = 3
-    GENERAL_DIRECT_R = 3
-    #: Most triples a general node may test at once (:func:`._numerics.completions_above`).
+    #: General A: six, measured on the noise-only pair at n = 50, k = 10 (certified in
+    #: 13.0 / 7.8 / 6.3 / 10.8 s with 5 / 6 / 7 / 8) and at n = 60 (54 s with 6, 90 s with 7).
+    GENERAL_DIRECT_R = 6
+    #: General A: most candidate triples of a node finished directly, and most chain steps
+    #: of one direct finish (:func:`._numerics.completions_above`; past them the node is
+    #: branched as any other).
     EXACT_TRIPLES = 40_000
+    EXACT_STEPS = 5_000
     DIRECT_MARGIN = 1e-8
 
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, value: float, gap: float):
@@ -1064,14 +1073,14 @@ class _Search(_ReferenceSearch):
     def exact_r(self, free: int) -> int:
         """Rank one: up to three more variables, by one bordered-Cholesky pass over all the
         subsets (:func:`._numerics.rank_one_add_subsets_values`), while there are at most
-        :attr:`EXACT_SUBSETS`; general A: up to three, by the threshold test of
-        :func:`._numerics.completions_above`, while there are at most
-        :attr:`EXACT_TRIPLES` triples (else two, by bordering F's whitened eigenproblem,
-        :func:`._numerics.bordered_add_pairs_values`). They replace a subtree of up to
-        ``free`` levels."""
+        :attr:`EXACT_SUBSETS`; general A: up to :attr:`GENERAL_DIRECT_R`, by the threshold
+        test of :func:`._numerics.completions_above`, while there are at most
+        :attr:`EXACT_TRIPLES` triples of candidates (else two, by bordering F's whitened
+        eigenproblem, :func:`._numerics.bordered_add_pairs_values`). They replace a subtree
+        of up to ``free`` levels."""
         if not self.pair.rank_one:
             if math.comb(free, 3) <= self.EXACT_TRIPLES:
-                return 3
+                return self.GENERAL_DIRECT_R
             return 2 if self.k >= 3 and math.comb(free, 2) <= self.EXACT_SUBSETS else 1
         for r in (3, 2):
             if math.comb(free, r) <= self.EXACT_SUBSETS:
@@ -1090,11 +1099,12 @@ class _Search(_ReferenceSearch):
         if not self.pair.rank_one:
             # the subsets that can beat the incumbent, by the sign of a Schur complement: near
             # the leaves, where the incumbent is rarely beaten, nothing is evaluated
-            above = completions_above(self.pair, F_idx, cand, r, self.threshold() - margin)
+            above = completions_above(self.pair, F_idx, cand, r, self.threshold() - margin,
+                                      self.EXACT_STEPS)
             if above is not None:
                 self.offer_rows(F_idx, cand, above, margin)
                 return True
-            if r == 3:
+            if r >= 3:
                 return False
             if r == 1:
                 idx = None
