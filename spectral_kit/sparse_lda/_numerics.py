@@ -560,7 +560,7 @@ def _chain_of_triples(P: np.ndarray, length: int) -> np.ndarray:
     return np.unique(np.concatenate([ts[pair, None], abc], axis=1), axis=0)
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=64)
 def _later_pairs(m: int) -> np.ndarray:
     """mask[t, a, b] = t < a < b, for t < m (read-only, cached)."""
     i = np.arange(m)
