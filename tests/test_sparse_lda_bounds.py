@@ -392,7 +392,7 @@ def test_completions_above_are_the_subsets_above_the_threshold(seed):
     only where f(F) or some f(F ∪ R'), |R'| < r, reaches μ."""
     decided = dict.fromkeys(range(1, 7), 0)
     undecided = 0
-    for rng, pair, F, cand in direct_cases(700 + seed, 150, n_range=(6, 15)):
+    for rng, pair, F, cand in direct_cases(700 + seed, 400, n_range=(6, 15)):
         if rng.random() < 0.2:
             F, cand = F[:0], np.sort(np.concatenate([F, cand]))
         r = int(rng.integers(1, min(6, cand.size) + 1))
@@ -422,7 +422,7 @@ def test_completions_above_are_the_subsets_above_the_threshold(seed):
             elif v < mu - scale:
                 assert R not in got
         decided[r] += 1
-    assert min(decided.values()) > 5 and undecided > 5
+    assert min(decided.values()) > 15 and undecided > 20
 
 
 # --------------------------------------------------------------------------- whole search
@@ -458,6 +458,21 @@ def test_children_that_keep_the_first_variable_solved_at_once(seed, monkeypatch)
             assert queued.value == pytest.approx(best, rel=1e-9, abs=1e-12)
             fewer += merged.nodes_expanded < queued.nodes_expanded
     assert fewer >= 2
+
+
+def test_completions_above_gives_up_where_f_F_is_at_the_threshold():
+    """μ within rounding of f(F) (μB_F − A_F nearly singular): undecided, not a guess, even
+    where every f(F ∪ {j}) is below μ (here f(F ∪ R) = f(F): A couples nothing to F)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((6, 4))
+    A = np.zeros((10, 10))
+    A[:4, :4] = X.T @ X
+    f_F = float(np.linalg.eigvalsh(A[:4, :4])[-1])
+    A[4:, 4:] = np.diag(rng.uniform(0.1, 0.2, 6) * f_F)
+    pair = check_pair(A, np.eye(10))
+    F, cand = np.arange(4), np.arange(4, 10)
+    assert completions_above(pair, F, cand, 2, f_F * (1 + 1e-13)) is None
+    assert completions_above(pair, F, cand, 2, f_F * (1 + 1e-3)).shape == (0, 2)
 
 
 @pytest.mark.parametrize("seed", range(2))

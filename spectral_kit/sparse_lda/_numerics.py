@@ -393,6 +393,11 @@ def bordered_add_pairs_values(pair: MatrixPair, F: np.ndarray, candidates: np.nd
     return idx, values, error
 
 
+#: Smallest squared Cholesky pivot of μB_F − A_F, relative to its largest diagonal entry,
+#: at which :func:`completions_above` still decides.
+_CONDITION = 1e-8
+
+
 class _Undecided(Exception):
     """Some subset with fewer variables than asked already reaches the threshold."""
 
@@ -401,8 +406,9 @@ def completions_above(pair: MatrixPair, F: np.ndarray, candidates: np.ndarray, r
                       mu: float, max_steps: int | None = None) -> np.ndarray | None:
     """The r-subsets R of the candidates for which λ_max(A_S, B_S), S = F ∪ R, can exceed
     ``mu``; every other one is at most ``mu``. ``None`` when the test does not decide:
-    f(F), some f(F ∪ {j}) or (r ≥ 4) some f(F ∪ R') with |R'| < r is not below ``mu``,
-    or the chains of :func:`_indefinite_subsets` took more than ``max_steps`` steps.
+    f(F), some f(F ∪ {j}) or (r ≥ 4) some f(F ∪ R') with |R'| < r is not below ``mu``
+    (f(F) not clearly below: μB_F − A_F nearly singular), or the chains of
+    :func:`_indefinite_subsets` took more than ``max_steps`` steps.
 
     A threshold test, not an evaluation. With Z = A − μB and Z_FF negative definite
     (f(F) < μ), the inertia of Z_SS is that of Z_FF plus that of the Schur complement
@@ -420,8 +426,10 @@ def completions_above(pair: MatrixPair, F: np.ndarray, candidates: np.ndarray, r
     Z = submatrix(A, candidates) - mu * submatrix(B, candidates)
     if F.size:
         N = mu * submatrix(B, F) - submatrix(A, F)  # −Z_FF, positive definite iff f(F) < μ
+        top = float(np.maximum.reduce(N.diagonal()))
         L, info = _potrf(N, lower=1, clean=1, overwrite_a=1)
-        if info:
+        # f(F) within rounding of μ: Z_FF⁻¹ would swamp the signs the test reads
+        if info or np.minimum.reduce(L.diagonal()) ** 2 <= _CONDITION * top:
             return None
         W, _ = _trtrs(L, submatrix(A, F, candidates) - mu * submatrix(B, F, candidates),
                       lower=1)
