@@ -74,7 +74,7 @@ search above is kept as :class:`_ReferenceSearch`):
   arrowhead secular equations, Weyl's inequality skipping pairs) and a node that needs
   three or more is branched. On the benchmark's general pairs at n = 60, k = 10 this takes
   the noise-only pair from an estimated hour to under a minute, the planted one (θ = 10)
-  from 13.8 s to 0.6 s. A general node that needs up to seven more solves its children
+  from 13.8 s to 0.5 s. A general node that needs up to seven more solves its children
   that keep the first variable u_1 the same way, as one test from F ∪ {u_1}, instead of
   queuing them (:meth:`_Search.solves_kept_directly`). All r + 1 children of a node are
   bounded together, on (r + 1) × |u| arrays.

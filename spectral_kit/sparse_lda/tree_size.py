@@ -106,9 +106,10 @@ def estimate_tree_size(
     alpha : float
         A child is followed with probability ∝ C(free, r)^alpha (0: uniform). Any
         alpha ≥ 0 gives an unbiased estimate, but not the same spread. On the
-        benchmark's general pair at n = 40, k = 10 (7,266 nodes from the optimum), six
-        runs of 1,000 probes gave 7,041–9,171 with 0.5 and 3,374–11,675 with uniform
-        probes; one run with 1 gave 4,687 ± 2,599.
+        benchmark's general pair at n = 40, k = 10 (507 nodes from the optimum), six
+        runs of 1,000 probes gave 423–521 with 0.5 and 208–351 with uniform probes (the
+        rare large samples that make the uniform mean right were not drawn); one run with
+        1 gave 415 ± 56.
     regularization : None, float or "auto"
         B ← B + εI, as for :func:`~spectral_kit.sparse_lda.eslda`.
     random_state : None, int or Generator
