@@ -529,9 +529,7 @@ def _indefinite_triples(X: np.ndarray, iu: np.ndarray, ju: np.ndarray,
     if not strong.size:
         return np.empty((0, 3), dtype=np.intp)
     a, b = iu[strong], ju[strong]
-    pair, c = _third_variables(X[a], X[b], v[strong])
-    keep = (c != a[pair]) & (c != b[pair])
-    pair, c = pair[keep], c[keep]
+    pair, c = _third_variables(X[a], X[b], v[strong], a, b)
     if not pair.size:
         return np.empty((0, 3), dtype=np.intp)
     triples = np.sort(np.stack([a[pair], b[pair], c], axis=1), axis=1)
@@ -559,8 +557,8 @@ def _chain_of_triples(P: np.ndarray, length: int) -> np.ndarray:
     ts, a, b = strong.nonzero()
     if not ts.size:
         return np.empty((0, 4), dtype=np.intp)
-    pair, c = _third_variables(S[ts, a], S[ts, b], S[ts, a, b])
-    keep = (c > ts[pair]) & (c != a[pair]) & (c != b[pair])
+    pair, c = _third_variables(S[ts, a], S[ts, b], S[ts, a, b], a, b)
+    keep = c > ts[pair]
     pair, c = pair[keep], c[keep]
     if not pair.size:
         return np.empty((0, 4), dtype=np.intp)
@@ -577,15 +575,18 @@ def _later_pairs(m: int) -> np.ndarray:
     return mask
 
 
-def _third_variables(y: np.ndarray, z: np.ndarray, x: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """For strong pairs {a, b} (entries x, |x| ≥ ½) and every third variable c (rows of
-    y = X_a·, z = X_b·, c = a or b included), the (pair, c) whose triple is not positive
-    definite: 1 − x² − y² − z² + 2xyz ≤ 0, or |x| ≥ 1 (then every c). A triple with
-    |y| ≥ 1 is found through its pair {a, c}, itself strong."""
+def _third_variables(y: np.ndarray, z: np.ndarray, x: np.ndarray, a: np.ndarray,
+                     b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For strong pairs {a, b} (entries x, |x| ≥ ½) and every third variable c ∉ {a, b}
+    (rows y = X_a·, z = X_b·), the (pair, c) whose triple is not positive definite:
+    1 − x² − y² − z² + 2xyz ≤ 0, or |x| ≥ 1 (then every c). A triple with |y| ≥ 1 is found
+    through its pair {a, c}, itself strong."""
     x = x[:, None]
     det = z * (2.0 * x * y - z) - y * y + (1.0 - x * x)
-    return ((det <= 0.0) | (np.abs(x) >= 1.0)).nonzero()
+    hit = (det <= 0.0) | (np.abs(x) >= 1.0)
+    rows = np.arange(a.size)
+    hit[rows, a] = hit[rows, b] = False
+    return hit.nonzero()
 
 
 @functools.lru_cache(maxsize=64)

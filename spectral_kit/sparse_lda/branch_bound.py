@@ -519,8 +519,8 @@ class _ReferenceSearch:
             if merged and i == 1:  # children 1 … r keep u_1 and r − 1 of the rest
                 if float(np.maximum.reduce(child_bounds[1:])) + margin <= self.threshold():
                     break
-                self.nodes += 1
                 if self.solve_small(np.append(T[F_pos], T[u[0]]), T[u[1:]], r - 1, margin):
+                    self.nodes += 1
                     break
                 merged = False  # not solvable at once: queued as the other children
             if bound + margin <= self.threshold():
@@ -858,9 +858,10 @@ class _Search(_ReferenceSearch):
         if not self.pair.rank_one:
             if not 1 <= r <= min(self.GENERAL_DIRECT_R, self.exact_r(free)) or free <= r:
                 return False
-            self.nodes += 1
-            return self.solve_small(T[in_F], T[~in_F], r,
-                                    self.DIRECT_MARGIN * max(abs(self.threshold()), _TINY))
+            solved = self.solve_small(T[in_F], T[~in_F], r,
+                                      self.DIRECT_MARGIN * max(abs(self.threshold()), _TINY))
+            self.nodes += solved  # undecided: the node is expanded (and counted) as any other
+            return solved
         if not 1 <= r <= min(self.DIRECT_R, self.exact_r(free)) or free <= r:
             return False
         self.nodes += 1
@@ -1124,16 +1125,12 @@ class _Search(_ReferenceSearch):
 
     def offer_rows(self, F_idx: np.ndarray, cand: np.ndarray, rows: np.ndarray,
                    margin: float) -> None:
-        """Offer the subsets F ∪ cand[row] that may beat the incumbent, evaluated together
-        (all of them exactly when there are few)."""
+        """Offer the subsets F ∪ cand[row] that may beat the incumbent: evaluated together,
+        then exactly those near the top."""
         if rows.shape[0] == 0:
             return
         supports = np.concatenate(
             [np.broadcast_to(F_idx, (rows.shape[0], F_idx.size)), cand[rows]], axis=1)
-        if rows.shape[0] <= 4:
-            for support in supports:
-                self.offer(support)
-            return
         values = batched_values(self.pair, supports)
         self.offer_near_top(F_idx, cand, rows, values, margin)
 
