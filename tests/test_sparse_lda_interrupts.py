@@ -82,13 +82,15 @@ def test_a_search_interrupted_in_a_node_resumes_to_the_optimum(kind, where, monk
 def test_a_search_interrupted_on_workers_resumes_to_the_optimum(monkeypatch):
     monkeypatch.setattr(ESLDASearch, "START_WORKERS_AFTER", 0.0)
     monkeypatch.setattr(ESLDASearch, "PARALLEL_AFTER", 0.0)
-    monkeypatch.setattr(parallel, "MIN_SLICE_SECONDS", 0.003)
-    monkeypatch.setattr(parallel, "MAX_SLICE_SECONDS", 0.003)
+    # a slice that ends at once expands one node: the tree of nine nodes then takes the
+    # driver at least five rounds of results, however fast the machine
+    monkeypatch.setattr(parallel, "MIN_SLICE_SECONDS", 1e-5)
+    monkeypatch.setattr(parallel, "MAX_SLICE_SECONDS", 1e-5)
     pair = _pair("general", 0, 18)
     k = 9
     optimum = sl.exhaustive(pair.A, pair.B, k).value
     interrupted = 0
-    for call in (1, 2):
+    for call in (1, 2, 3):
         search = ESLDASearch(pair, k, np.arange(k))
         with monkeypatch.context() as patch:
             # as the driver takes the workers' results: their shares are out of the queue,
@@ -104,4 +106,4 @@ def test_a_search_interrupted_on_workers_resumes_to_the_optimum(monkeypatch):
         assert search.upper_bound >= optimum * (1 - RTOL)
         assert search.advance() == "completed"
         assert search.value == pytest.approx(optimum, rel=RTOL)
-    assert interrupted == 2
+    assert interrupted == 3
