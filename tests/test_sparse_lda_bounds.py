@@ -431,9 +431,9 @@ def test_completions_above_are_the_subsets_above_the_threshold(seed):
 @pytest.mark.parametrize("seed", range(2))
 def test_children_that_keep_the_first_variable_solved_at_once(seed, monkeypatch):
     """General A: a node that keeps r more variables, r − 1 within the direct finishes,
-    solves its children 1 … r as F ∪ {u_1} choosing r − 1 of the rest. Brute force agrees with both trees (tie-heavy
-    pairs and Brownian pairs at n = 18), and the merged tree is the smaller one on some
-    of them (so the path runs)."""
+    solves its children 1 … r as F ∪ {u_1} choosing r − 1 of the rest. Brute force agrees
+    with both trees (tie-heavy pairs and Brownian pairs at n = 18), and the merged tree is
+    the smaller one on some of them (so the path runs)."""
     from spectral_kit.sparse_lda.branch_bound import _Search
 
     # direct finishes up to three more variables: with the default (six) these small pairs

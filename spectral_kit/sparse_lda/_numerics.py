@@ -452,9 +452,11 @@ def completions_above(pair: MatrixPair, F: np.ndarray, candidates: np.ndarray, r
 
 def _indefinite_subsets(K: np.ndarray, r: int, steps: list) -> np.ndarray:
     """The r-subsets R with K_RR not (numerically) positive definite, K symmetric with a
-    positive diagonal; rows of positions into K.
+    positive diagonal (a unit one where r ≤ 3); rows of positions into K.
 
-    r ≤ 3: pairs and triples by their principal minors (:func:`_indefinite_triples`).
+    r ≤ 3: pairs and triples by their principal minors (:func:`_indefinite_triples`). Only
+    :func:`completions_above` asks for them, with K already scaled; the chain below asks
+    for r ≥ 4 only, as its r = 4 level is :func:`_chain_of_triples`.
 
     r ≥ 4: a chain over the variables u_1, u_2, …. The subsets that keep u_t and none of
     u_1 … u_{t−1} are those of the Schur complement S = K_WW − K_Wu K_uWᵀ / K_uu on the
@@ -474,14 +476,11 @@ def _indefinite_subsets(K: np.ndarray, r: int, steps: list) -> np.ndarray:
     """
     m = K.shape[0]
     if r <= 3:
-        d = 1.0 / np.sqrt(K.diagonal())
-        X = K * d[:, None]
-        X *= d[None, :]
         iu, ju = _pair_layout(m)
-        v = X[iu, ju]
+        v = K[iu, ju]
         if r == 2:
             return np.stack([iu, ju], axis=1)[(np.abs(v) >= 1.0).nonzero()[0]]
-        return _indefinite_triples(X, iu, ju, v)
+        return _indefinite_triples(K, iu, ju, v)
     if m < r:
         return np.empty((0, r), dtype=np.intp)
     _, piv, rank, _ = _pstrf(K.copy(), tol=0.0, lower=1, overwrite_a=1)
