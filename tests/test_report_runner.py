@@ -298,6 +298,8 @@ def _hostile_report(tmp_path: Path, case: str) -> tuple[Path, Path]:
             f.unlink()
         (out / "sections").rmdir()
         (out / "sections").symlink_to(outside, target_is_directory=True)
+    elif case == "malformed entry":
+        entry["seconds"] = "a while"
     elif case == "manifest is a link out":
         (outside / "manifest.json").write_text(json.dumps(manifest))
         (out / "manifest.json").unlink()
@@ -322,6 +324,7 @@ HOSTILE = [
     "section is a link out",
     "sections is a link out",
     "manifest is a link out",
+    "malformed entry",
 ]
 
 
@@ -343,6 +346,22 @@ def test_a_manifest_that_reaches_outside_is_refused_and_nothing_is_touched(
     after = {p: (p.read_bytes() if p.is_file() else None) for p in tmp_path.rglob("*")}
     assert after == before  # not a byte changed, inside the folder or out
     assert "secret" not in (out / "README.md").read_text()
+
+
+def test_force_keeps_a_linked_readme_as_a_link_and_never_writes_through_it(
+        tmp_path, fakes, capsys):
+    out, victim = tmp_path / "folder", tmp_path / "victim.txt"
+    out.mkdir()
+    victim.write_text("the user's secret\n")
+    (out / "README.md").symlink_to(victim)
+    (out / "README.md.orig").symlink_to(victim)  # taken already: the next name is used
+    (out / "notes.txt").write_text("mine\n")
+    assert cli.main(["reproduce", "--out", str(out), "--only", PREFIX + "a"]) == 2
+    assert cli.main(["reproduce", "--out", str(out), "--only", PREFIX + "a", "--force"]) == 0
+    assert victim.read_text() == "the user's secret\n"
+    assert os.readlink(out / "README.md.orig1") == str(victim)
+    assert not (out / "README.md").is_symlink()
+    assert (out / "README.md").read_text().startswith("# spectral_kit")
 
 
 def test_old_manifests_with_list_rows_still_count_their_verdicts(tmp_path, fakes):

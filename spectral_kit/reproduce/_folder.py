@@ -166,6 +166,12 @@ def check_manifest(out: Path, manifest: dict) -> dict:
                 inside(out, name)
             if not isinstance(entry.get("comparisons", []), list):
                 raise UnsafeManifest("its comparisons are not a list")
+            seconds = entry.get("seconds", 0.0)
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+                raise UnsafeManifest(f"seconds {seconds!r} is not a number")
+            for field in ("status", "paper", "title"):
+                if not isinstance(entry.get(field, ""), str):
+                    raise UnsafeManifest(f"{field} {entry[field]!r} is not text")
         except UnsafeManifest as exc:
             raise UnsafeManifest(
                 f"--out: {where} cannot be trusted: section {key!r}: {exc}; nothing was read "
