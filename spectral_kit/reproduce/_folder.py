@@ -181,7 +181,7 @@ def check_manifest(out: Path, manifest: dict) -> dict:
 
 
 _FIX = ("A report folder never points outside itself: delete {manifest} to start the report "
-        "afresh (or --resume it from scratch), or choose another --out")
+        "afresh, or choose another --out")
 
 
 # -- one writer at a time ---------------------------------------------------------------------
