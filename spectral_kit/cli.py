@@ -90,7 +90,8 @@ def _reproduce(args: argparse.Namespace) -> int:
     from .reproduce.report import ReportError, write_report
 
     try:
-        readme = write_report(Path(args.out), quick=args.quick, keys=args.only or None,
+        # None (no --only) runs everything; an empty list (a bare --only) is refused.
+        readme = write_report(Path(args.out), quick=args.quick, keys=args.only,
                               resume=args.resume, force=args.force)
     except ReportError as exc:
         return _error("reproduce", str(exc))

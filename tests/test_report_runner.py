@@ -1,5 +1,7 @@
 """``spectral-kit reproduce`` keeps finished work: per-section files, failures in their own
-section, a partial report on Ctrl-C, ``--resume``, refusal of foreign folders, one-line errors."""
+section, a partial report on Ctrl-C, ``--resume``, refusal of foreign folders, one-line errors;
+and it touches nothing outside its folder (paths in a manifest are not trusted) and lets one
+run write into a folder at a time."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from spectral_kit import cli
-from spectral_kit.reproduce import REGISTRY, compare, reproduction
+from spectral_kit.reproduce import REGISTRY, _folder, compare, reproduction
 from spectral_kit.reproduce import report as report_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,19 +146,24 @@ def test_a_folder_that_is_not_a_report_is_refused_unless_forced(tmp_path, fakes,
     assert cli.main(["reproduce", "--out", str(tmp_path), "--only", PREFIX + "a"]) == 0
 
 
-@pytest.mark.parametrize("case", ["unknown key", "file", "unwritable", "bad option"])
+@pytest.mark.parametrize("case", ["unknown key", "empty key", "bare --only", "file",
+                                  "unwritable", "bad option"])
 def test_every_command_line_error_is_one_line_and_status_2(tmp_path, case, capsys,
                                                            monkeypatch):
     args = ["reproduce", "--quick", "--out", str(tmp_path / "out")]
     if case == "unknown key":
         args += ["--only", "nosuch"]
+    elif case == "empty key":  # once a prefix of every key: it ran all 23 reproductions
+        args += ["--only", ""]
+    elif case == "bare --only":
+        args += ["--only"]
     elif case == "file":
         (tmp_path / "out").write_text("")
     elif case == "unwritable":
         def refuse(*a, **k):
             raise PermissionError(13, "Permission denied")
 
-        monkeypatch.setattr(report_module.tempfile, "mkstemp", refuse)
+        monkeypatch.setattr(_folder.tempfile, "mkstemp", refuse)
     else:
         args += ["--no-such-option"]
     with pytest.raises(SystemExit) if case == "bad option" else _nothing() as raised:
@@ -166,8 +173,11 @@ def test_every_command_line_error_is_one_line_and_status_2(tmp_path, case, capsy
     assert status == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "error:" in err and "Traceback" not in err
-    assert {"unknown key": "nosuch", "file": "is a file", "unwritable": "Permission denied",
-            "bad option": "--no-such-option"}[case] in err
+    assert {"unknown key": "nosuch", "empty key": "an empty key ('')",
+            "bare --only": "no key given", "file": "is a file",
+            "unwritable": "Permission denied", "bad option": "--no-such-option"}[case] in err
+    if case in ("empty key", "bare --only"):
+        assert "available: wolf-shashua-2005/positivity" in err
     assert not (tmp_path / "out" / "figures").exists()
 
 
@@ -194,7 +204,11 @@ SCRIPT = textwrap.dedent('''
 
     @reproduction(P + "slow", "wolf-bileschi-2005", "Fake slow")
     def slow(*, quick=False, random_state=0):
-        time.sleep(float(os.environ["FAKE_SLOW_SECONDS"]))
+        # Runs FAKE_SLOW_SECONDS, or until the file FAKE_GATE appears.
+        gate = os.environ.get("FAKE_GATE")
+        deadline = time.monotonic() + float(os.environ.get("FAKE_SLOW_SECONDS", "0"))
+        while time.monotonic() < deadline and not (gate and os.path.exists(gate)):
+            time.sleep(0.05)
         return [compare("slow", 1.0, 1.0)], {}, {}
 
     sys.exit(cli.main(["reproduce", "--quick", "--out", sys.argv[1], "--only", P]
@@ -253,3 +267,244 @@ def test_ctrl_c_leaves_a_usable_partial_report(tmp_path):
     assert "1/1 " + PREFIX + "slow" in done.stdout
     assert _manifest(out)["status"] == "complete"
     assert "Partial report" not in (out / "README.md").read_text()
+
+
+# -- a report touches nothing outside its folder ------------------------------------------------
+
+STEM = "wolf-bileschi-2005__zz-fake-a"
+
+
+def _hostile_report(tmp_path: Path, case: str) -> tuple[Path, Path]:
+    """A finished report of fake A whose manifest (or folder) reaches outside; the victim."""
+    out, victim = tmp_path / "report", tmp_path / "victim.txt"
+    victim.write_text("the user's secret\n")
+    assert cli.main(["reproduce", "--quick", "--out", str(out), "--only", PREFIX + "a"]) == 0
+    manifest = _manifest(out)
+    entry = manifest["sections"][PREFIX + "a"]
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    if case.startswith("file="):
+        entry["file"] = case[len("file="):].replace("VICTIM", str(victim))
+    elif case.startswith("figure="):
+        entry["figure"] = case[len("figure="):].replace("VICTIM", str(victim))
+    elif case == "key ../":
+        manifest["sections"]["../../victim"] = manifest["sections"].pop(PREFIX + "a")
+    elif case == "section is a link out":
+        (out / "sections" / f"{STEM}.md").unlink()
+        (out / "sections" / f"{STEM}.md").symlink_to(victim)
+    elif case == "sections is a link out":
+        (outside / f"{STEM}.md").write_text("elsewhere's file\n")
+        for f in (out / "sections").iterdir():
+            f.unlink()
+        (out / "sections").rmdir()
+        (out / "sections").symlink_to(outside, target_is_directory=True)
+    elif case == "malformed entry":
+        entry["seconds"] = "a while"
+    elif case == "manifest is a link out":
+        (outside / "manifest.json").write_text(json.dumps(manifest))
+        (out / "manifest.json").unlink()
+        (out / "manifest.json").symlink_to(outside / "manifest.json")
+        return out, victim
+    else:
+        raise AssertionError(case)
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    return out, victim
+
+
+HOSTILE = [
+    "file=VICTIM",  # absolute: a fresh run used to delete it
+    "file=../victim.txt",
+    "file=sections/../../victim.txt",
+    "figure=VICTIM",
+    r"file=C:\victim.txt",
+    r"file=..\victim.txt",
+    r"file=\\server\share\victim.txt",
+    "file=sections/other.md",  # inside, but not a file the kit writes
+    "key ../",
+    "section is a link out",
+    "sections is a link out",
+    "manifest is a link out",
+    "malformed entry",
+]
+
+
+@pytest.mark.parametrize("mode", ["fresh", "--force", "--resume"])
+@pytest.mark.parametrize("case", HOSTILE)
+def test_a_manifest_that_reaches_outside_is_refused_and_nothing_is_touched(
+        tmp_path, fakes, capsys, case, mode):
+    out, victim = _hostile_report(tmp_path, case)
+    before = {p: (p.read_bytes() if p.is_file() else None) for p in tmp_path.rglob("*")}
+    capsys.readouterr()
+    args = ["reproduce", "--quick", "--out", str(out), "--only", PREFIX + "b"]
+    status = cli.main(args + ([] if mode == "fresh" else [mode]))
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "cannot be trusted" in err or "outside the report folder" in err, err
+    assert "nothing was read or deleted" in err or "remove the link" in err, err
+    assert victim.read_text() == "the user's secret\n"
+    after = {p: (p.read_bytes() if p.is_file() else None) for p in tmp_path.rglob("*")}
+    assert after == before  # not a byte changed, inside the folder or out
+    assert "secret" not in (out / "README.md").read_text()
+
+
+def test_force_keeps_a_linked_readme_as_a_link_and_never_writes_through_it(
+        tmp_path, fakes, capsys):
+    out, victim = tmp_path / "folder", tmp_path / "victim.txt"
+    out.mkdir()
+    victim.write_text("the user's secret\n")
+    (out / "README.md").symlink_to(victim)
+    (out / "README.md.orig").symlink_to(victim)  # taken already: the next name is used
+    (out / "notes.txt").write_text("mine\n")
+    assert cli.main(["reproduce", "--out", str(out), "--only", PREFIX + "a"]) == 2
+    assert cli.main(["reproduce", "--out", str(out), "--only", PREFIX + "a", "--force"]) == 0
+    assert victim.read_text() == "the user's secret\n"
+    assert os.readlink(out / "README.md.orig1") == str(victim)
+    assert not (out / "README.md").is_symlink()
+    assert (out / "README.md").read_text().startswith("# spectral_kit")
+
+
+def test_old_manifests_with_list_rows_still_count_their_verdicts(tmp_path, fakes):
+    report_module.write_report(tmp_path, keys=[PREFIX + "a"])
+    manifest = _manifest(tmp_path)
+    entry = manifest["sections"][PREFIX + "a"]
+    entry["comparisons"] = [["one", 1.0, 1.0, "reproduced", ""], ["junk"], {"verdict": "x"}]
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    report_module.write_report(tmp_path, keys=[PREFIX + "c"], resume=True)
+    readme = (tmp_path / "README.md").read_text()
+    line = next(x for x in readme.splitlines() if x.startswith("Verdicts: "))
+    assert "differs: 1," in line and line.endswith("reproduced: 1.")
+
+
+# -- a read-only sections/ and other write failures ------------------------------------------------
+
+def test_an_unwritable_sections_folder_is_refused_before_the_report_changes(
+        tmp_path, fakes, capsys, monkeypatch):
+    assert cli.main(["reproduce", "--quick", "--out", str(tmp_path), "--only", PREFIX]) == 0
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    real = _folder.tempfile.mkstemp
+
+    def read_only_sections(*args, **kwargs):  # chmod cannot stop root: refuse as EROFS does
+        if Path(kwargs.get("dir", "")).name == "sections":
+            raise OSError(30, "Read-only file system")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_folder.tempfile, "mkstemp", read_only_sections)
+    capsys.readouterr()
+    assert cli.main(["reproduce", "--quick", "--out", str(tmp_path), "--only", PREFIX]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write in {tmp_path.resolve() / 'sections'} (Read-only file system)" in err
+    assert "left as it was" in err and err.count("\n") == 1
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+def test_a_write_failure_mid_run_leaves_a_readme_that_says_what_stopped_it(
+        tmp_path, fakes, capsys, monkeypatch):
+    real = report_module.write_atomic
+
+    def full_disk(path, text):
+        if path.name == "wolf-bileschi-2005__zz-fake-b.md":
+            raise OSError(28, "No space left on device")
+        return real(path, text)
+
+    monkeypatch.setattr(report_module, "write_atomic", full_disk)
+    assert cli.main(["reproduce", "--quick", "--out", str(tmp_path), "--only", PREFIX]) == 2
+    assert "No space left on device" in capsys.readouterr().err
+    readme = (tmp_path / "README.md").read_text()
+    assert "**Partial report** (stopped by OSError: [Errno 28] No space left on device)" in readme
+    assert f"Written: `{PREFIX}a`." in readme and "### Fake A" in readme
+    assert _manifest(tmp_path)["status"] == "partial"
+
+
+# -- one writer at a time ---------------------------------------------------------------------
+
+def _start(script: Path, out: Path, *extra: str, gate: Path | None = None,
+           seconds: str = "0") -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg",
+           "FAKE_SLOW_SECONDS": seconds, "FAKE_GATE": str(gate or "")}
+    return subprocess.Popen([sys.executable, str(script), str(out), *extra], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _holder(out: Path, child: subprocess.Popen, timeout: float = 120) -> dict:
+    """The lock record of ``child`` once it holds the folder and runs the slow reproduction."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            holder = json.loads((out / _folder.LOCK).read_text())
+            running = _manifest(out)["status"] == "running"
+        except (OSError, ValueError, KeyError):
+            holder, running = {}, False
+        if holder.get("pid") == child.pid and running:
+            return holder
+        assert child.poll() is None, child.communicate()
+        time.sleep(0.05)
+    raise AssertionError("the first run never took the lock")
+
+
+@pytest.mark.slow  # real processes: about 10 s each on a loaded machine
+@pytest.mark.skipif(os.name != "posix", reason="flock and SIGKILL are POSIX")
+@pytest.mark.parametrize("second", [["--only", PREFIX + "a"], ["--resume"]])
+def test_a_second_run_into_a_folder_being_written_is_refused(tmp_path, second):
+    script, out, gate = tmp_path / "run.py", tmp_path / "report", tmp_path / "gate"
+    script.write_text(SCRIPT)
+    first = _start(script, out, *(["--resume"] if "--resume" in second else []), gate=gate,
+                   seconds="120")
+    try:
+        holder = _holder(out, first)
+        assert holder["host"] and holder["started"]
+        other = _start(script, out, *second)
+        _, err = other.communicate(timeout=120)
+        assert other.returncode == 2, err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert f"being written by another spectral-kit reproduce (pid {first.pid} on " in err
+        assert f"kill {first.pid}" in err and "--resume" in err
+        gate.write_text("")  # let the first run finish
+        _, err = first.communicate(timeout=120)
+        assert first.returncode == 0, err
+    finally:
+        if first.poll() is None:
+            first.kill()
+    manifest = _manifest(out)
+    assert manifest["status"] == "complete"
+    assert sorted(manifest["sections"]) == [PREFIX + "a", PREFIX + "b", PREFIX + "slow"]
+    assert not (out / _folder.LOCK).exists()
+    # the refused run can now go ahead
+    done = _start(script, out, *second)
+    assert done.wait(timeout=120) == 0
+
+
+@pytest.mark.slow  # real processes: about 10 s each on a loaded machine
+@pytest.mark.skipif(os.name != "posix", reason="flock and SIGKILL are POSIX")
+def test_the_lock_of_a_killed_run_is_taken_over_with_a_message(tmp_path):
+    script, out = tmp_path / "run.py", tmp_path / "report"
+    script.write_text(SCRIPT)
+    killed = _start(script, out, seconds="120")
+    try:
+        holder = _holder(out, killed)
+    finally:
+        killed.send_signal(signal.SIGKILL)
+        killed.communicate(timeout=60)
+    assert json.loads((out / _folder.LOCK).read_text()) == holder  # left behind, stale
+    resumed = _start(script, out, "--resume")
+    _, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    assert (f"taking over the lock of {out}: the run that left it (pid {killed.pid} on "
+            f"{holder['host']}, started {holder['started']}) is no longer running") in err
+    assert _manifest(out)["status"] == "complete" and not (out / _folder.LOCK).exists()
+
+
+def test_the_lock_records_its_holder_and_refuses_a_second_holder(tmp_path):
+    import socket
+
+    with _folder.report_lock(tmp_path) as record:
+        assert json.loads((tmp_path / _folder.LOCK).read_text()) == record
+        assert record["pid"] == os.getpid() and record["host"] == socket.gethostname()
+        with (pytest.raises(report_module.ReportError, match=f"pid {os.getpid()} on"),
+              _folder.report_lock(tmp_path)):
+            pass
+        assert (tmp_path / _folder.LOCK).exists()  # the refused one left the lock alone
+    assert not (tmp_path / _folder.LOCK).exists()
+    (tmp_path / _folder.LOCK).symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(report_module.ReportError, match="is a link"), _folder.report_lock(tmp_path):
+        pass

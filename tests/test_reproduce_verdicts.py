@@ -2,7 +2,7 @@
 
 A quick row either carries the stored full-mode verdict (it is computed exactly as the full
 run computes it) or is "provisional (quick)"; it never shows a verdict of its own that the
-full run contradicts. The stored tables come from ``python -m spectral_kit.reproduce.reference``.
+full run contradicts. Its kind, quoted words, place and test are those of the stored row. The stored tables come from ``python -m spectral_kit.reproduce.reference``.
 """
 
 from __future__ import annotations
@@ -39,6 +39,11 @@ def test_quick_verdicts_agree_with_the_stored_full_run(key):
     for c in quick.comparisons:
         assert c.quantity in stored, f"quick row {c.quantity!r} is not a row of the full run"
         want = stored[c.quantity]
+        # The code is the source of the rows' words: a stored table that quotes, places or
+        # tests differently is stale.
+        assert (c.kind, c.quote, c.source, c.test) == (
+            want.kind, want.quote, want.source, want.test
+        ), f"{c.quantity!r}: the stored row's words differ from the code's; regenerate {key}"
         if c.verdict == "provisional (quick)":
             assert c.leaning and want.verdict != "not published"
             continue

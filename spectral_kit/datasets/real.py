@@ -4,12 +4,17 @@ Where a file comes from, in order:
 
 1. a local copy under ``$SPECTRAL_KIT_DATA/<folder>/<file>`` (a directory laid out like the
    table below, e.g. an offline mirror for a classroom or CI);
-2. the download cache ``$SPECTRAL_KIT_CACHE`` (default ``~/.cache/spectral_kit``);
+2. the download cache ``$SPECTRAL_KIT_CACHE`` (default ``~/.cache/spectral_kit``; an empty
+   value counts as unset, as the XDG variables do);
 3. a download from the UCI repository (or the data set's home page), falling back to a
    byte-identical mirror.
 
 Every file is checked against its published sha256 before it is parsed, so all three routes
-give exactly the same bytes. Nothing is downloaded at import time.
+give exactly the same bytes. A local copy that fails the check is reported (both sha256 and
+the file named) and passed over for a verified cached copy when there is one; it never leads
+to a download. A download is written to a ``.part`` file beside its destination, removed on
+any failure, and ``.part`` files left by a download that was killed are removed by the next
+attempt. Nothing is downloaded at import time.
 
 Data sets (samples × features): ionosphere 351 × 34, sonar 208 × 60, segmentation
 2310 × 19, spambase 4601 × 57, colon 62 × 2000, ecoli 336 × 7, dermatology 366 × 34.
@@ -20,9 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import http.client
 import os
 import shutil
+import socket
 import tempfile
+import time
 import urllib.request
 import warnings
 from dataclasses import dataclass
@@ -169,8 +177,64 @@ class RealData:
 
 
 def data_home() -> Path:
-    """The download cache: ``$SPECTRAL_KIT_CACHE`` or ``~/.cache/spectral_kit``."""
-    return Path(os.environ.get("SPECTRAL_KIT_CACHE", Path.home() / ".cache" / "spectral_kit"))
+    """The download cache: ``$SPECTRAL_KIT_CACHE`` or ``~/.cache/spectral_kit``.
+
+    An empty (or blank) ``SPECTRAL_KIT_CACHE`` counts as unset: read as a path it would be
+    the current directory, which a shell line such as ``SPECTRAL_KIT_CACHE= jupyter lab``
+    never means.
+    """
+    configured = os.environ.get("SPECTRAL_KIT_CACHE", "").strip()
+    if configured:
+        return Path(configured).expanduser()
+    return Path.home() / ".cache" / "spectral_kit"
+
+
+#: A ``.part`` file not written to for this long belongs to no live download.
+STALE_PART_SECONDS = 15 * 60
+
+
+def _part_prefix(spec: DataFile) -> str:
+    """How this process names its partial downloads of ``spec`` (host and pid, so that the
+    next attempt can tell a dead download's leftovers from a live one's)."""
+    return f".{spec.name}.{os.getpid()}.{socket.gethostname()}."
+
+
+def _pid_alive(pid: int) -> bool | None:
+    if os.name != "posix" or pid <= 0:
+        return None  # on Windows os.kill(pid, 0) would stop the process, not ask about it
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_stale_parts(folder: Path, spec: DataFile) -> list[Path]:
+    """Remove the ``.part`` files of ``spec`` that no live download is writing."""
+    removed = []
+    host = socket.gethostname()
+    for part in folder.glob(f".{_glob_escape(spec.name)}.*.part"):
+        # .<name>.<pid>.<host>.<random>.part (a host name may hold dots, the others not)
+        fields = part.name[len(spec.name) + 2:].split(".")
+        pid = int(fields[0]) if len(fields) >= 4 and fields[0].isdigit() else -1
+        owner = ".".join(fields[1:-2])
+        try:
+            idle = time.time() - part.stat().st_mtime
+        except OSError:
+            continue
+        dead = owner == host and pid != os.getpid() and _pid_alive(pid) is False
+        if dead or idle > STALE_PART_SECONDS:
+            with contextlib.suppress(OSError):
+                part.unlink()
+                removed.append(part)
+    return removed
+
+
+def _glob_escape(name: str) -> str:
+    """``name`` with the characters that are special to :meth:`pathlib.Path.glob` escaped."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
 
 def _sha256(path: Path) -> str:
@@ -189,17 +253,26 @@ def fetch_file(spec: DataFile, *, download: bool = True) -> Path:
     OSError
         If no copy with the right sha256 can be found or downloaded.
     """
-    local_root = os.environ.get("SPECTRAL_KIT_DATA")
+    local_root = os.environ.get("SPECTRAL_KIT_DATA", "").strip()
+    bad_local = ""
     if local_root:
-        local = Path(local_root) / spec.folder / spec.name
+        local = Path(local_root).expanduser() / spec.folder / spec.name
         if local.is_file():
-            if _sha256(local) != spec.sha256:
-                raise OSError(
-                    f"{local} does not match the published sha256 of {spec.name}; "
-                    "the copy under SPECTRAL_KIT_DATA is corrupted or a different version."
-                )
-            return local
+            actual = _sha256(local)
+            if actual == spec.sha256:
+                return local
+            bad_local = (f"{local} does not match the published sha256 of {spec.name} "
+                         f"(it has sha256 {actual}, the published one is {spec.sha256}); the "
+                         "copy under SPECTRAL_KIT_DATA is corrupted or a different version")
     cached = data_home() / spec.folder / spec.name
+    if bad_local:
+        # A verified cached copy is the same bytes the mirror should have held.
+        if cached.is_file() and _sha256(cached) == spec.sha256:
+            warnings.warn(f"{bad_local}; using the verified cached copy {cached} instead.",
+                          stacklevel=2)
+            return cached
+        raise OSError(f"{bad_local}. Replace it with a verified copy (`spectral-kit data` "
+                      "fetches one into the cache when SPECTRAL_KIT_DATA is unset).")
     corrupted = ""
     if cached.is_file():
         if _sha256(cached) == spec.sha256:
@@ -213,12 +286,13 @@ def fetch_file(spec: DataFile, *, download: bool = True) -> Path:
         raise OSError(f"{spec.name} is not available locally and download=False"
                       + (f" ({corrupted})" if corrupted else "") + ".")
     cached.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_parts(cached.parent, spec)
     errors = [corrupted] if corrupted else []
     for url in spec.urls:
         tmp = None
         try:
             with urllib.request.urlopen(url, timeout=60) as response:
-                fd, tmp = tempfile.mkstemp(dir=cached.parent, prefix=f".{spec.name}.",
+                fd, tmp = tempfile.mkstemp(dir=cached.parent, prefix=_part_prefix(spec),
                                            suffix=".part")
                 with os.fdopen(fd, "wb") as handle:
                     shutil.copyfileobj(response, handle)
@@ -228,8 +302,8 @@ def fetch_file(spec: DataFile, *, download: bool = True) -> Path:
             os.replace(tmp, cached)
             tmp = None
             return cached
-        except OSError as exc:  # network errors are OSError subclasses
-            errors.append(f"{url}: {exc}")
+        except (OSError, http.client.HTTPException) as exc:  # a dropped connection too
+            errors.append(f"{url}: {type(exc).__name__}: {exc}")
         finally:  # never leave a partial or rejected download behind
             if tmp is not None:
                 with contextlib.suppress(OSError):

@@ -10,25 +10,30 @@ import importlib
 import pkgutil
 
 from ._core import (
+    KINDS,
     PAPERS,
+    QUOTES,
     REGISTRY,
     VERDICT_RULES,
     VERDICTS,
     Comparison,
+    Quote,
     Reproduction,
     compare,
     compare_claim,
+    compare_claim_band,
     mean_ci,
     median_ci,
     proportion_ci,
+    quote,
     reproduction,
     verdict_counts,
 )
 
 __all__ = [
-    "PAPERS", "REGISTRY", "VERDICTS", "VERDICT_RULES", "Comparison", "Reproduction", "compare",
-    "compare_claim", "load_reference", "mean_ci", "median_ci", "proportion_ci", "reproduction",
-    "show", "verdict_counts",
+    "KINDS", "PAPERS", "QUOTES", "REGISTRY", "VERDICTS", "VERDICT_RULES", "Comparison", "Quote",
+    "Reproduction", "compare", "compare_claim", "compare_claim_band", "load_reference",
+    "mean_ci", "median_ci", "proportion_ci", "quote", "reproduction", "show", "verdict_counts",
 ]
 
 for _info in pkgutil.iter_modules(__path__):

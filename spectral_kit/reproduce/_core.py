@@ -5,9 +5,17 @@ Each reproduction is a function registered with :func:`reproduction`; it takes `
 :class:`Reproduction`. Notebooks and ``spectral-kit reproduce`` only call these functions,
 so the numbers in the report and in the notebooks are the same numbers.
 
-Every verdict follows the rules of :data:`VERDICT_RULES`, applied by :func:`compare` (a
-number against a printed number or range) and :func:`compare_claim` (a measured difference
-against a printed qualitative claim such as "A beats B").
+Every verdict follows the rules of :data:`VERDICT_RULES`. A row is of one of two kinds:
+
+* a *value*: our number against a number or range the paper prints (:func:`compare`);
+* a *claim*: our measurement against a qualitative statement of the paper ("A beats B", "v₁ is
+  not distinguishable from u₁"), with the test the kit applies to decide it stated in the row
+  (:func:`compare_claim` for the sign of a difference, :func:`compare_claim_band` for a band
+  the kit reads the statement as).
+
+Every published value and every claim carries the paper's own words and their place, a
+:class:`Quote` declared once in the reproduction's module (:func:`quote`), so that a test can
+check that the number occurs in the words and the words in the paper.
 """
 
 from __future__ import annotations
@@ -22,18 +30,23 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "KINDS",
     "PAPERS",
+    "QUOTES",
     "REGISTRY",
     "VERDICTS",
     "VERDICT_RULES",
     "Comparison",
+    "Quote",
     "Reproduction",
     "ReproductionSpec",
     "compare",
     "compare_claim",
+    "compare_claim_band",
     "mean_ci",
     "median_ci",
     "proportion_ci",
+    "quote",
     "reproduction",
     "verdict_counts",
 ]
@@ -73,30 +86,88 @@ VERDICTS: tuple[str, ...] = (
 LEVEL = 0.95
 
 VERDICT_RULES = (
-    "**Verdicts.** *Published* is the value printed in the paper, with its place (table, "
-    'figure, section or equation); a value read off a curve says "read from Fig. N" and its '
-    "reading error is part of the tolerance. *Ours* is a mean (or median, or rate) over the "
-    "draws named in the settings, with its 95 % confidence interval in brackets when it rests"
-    " on random draws (Student t for means, order statistics for medians, Wilson for rates, "
-    "bootstrap redraws for an arg-min; for the outcome of a randomized algorithm run on a few"
-    " seeds, the range over the seeds); a deterministic number has no interval. Each "
-    "comparison states its tolerance band around the published value (absolute and/or "
-    "relative, wider for a value printed to few digits or read off a figure; a printed range "
-    'such as "around 5–10" is a band with two sides; a printed bound such as "at least 90 %" '
-    "is a band with one side) and a wider *close* band. **reproduced**: the whole interval "
-    "lies inside the tolerance band. **close**: the whole interval lies inside the close "
-    "band, but not inside the tolerance band. **differs**: the whole interval lies outside "
-    "the close band -- including where the printed value or formula is itself wrong; the note"
-    " then gives the corrected value and the evidence. **inconclusive**: the interval "
-    'straddles a band\'s edge, so more draws are needed to decide. A qualitative claim ("A '
-    'beats B") is **reproduced** only when the 95 % interval of the difference over repeats '
-    "lies wholly on the claimed side (the difference exceeds about two standard errors), "
-    "**differs** when it lies wholly on the other side, and is **inconclusive** otherwise. "
-    "**not published**: the paper prints no number or claim for this quantity. **provisional "
-    "(quick)**: the row came from `--quick`, which draws fewer repeats than the full run; its"
-    " leaning is shown, and only the full run (without `--quick`) gives the verdict. A row "
-    "the quick run computes exactly as the full run does keeps its verdict."
+    "**Verdicts.** *Published* is what the paper prints, with its own words quoted and its "
+    "place (section, paragraph, table or figure caption). A row is a *value* or a *claim*. A "
+    "value row compares our number with a number or range printed in the quoted words (a "
+    'printed percentage such as "9 %" is the fraction 0.09); a value read off a curve says '
+    '"read from Fig. N" and its reading error is part of the tolerance. A claim row compares '
+    'our measurement with a qualitative statement of the paper ("A beats B", "uninformative",'
+    ' "essentially the same") and states the test the kit applies to decide it; the paper '
+    "prints no number there, so none is shown as published. A parameter the paper does not "
+    "name (a size, a λ, a threshold) is a choice of the kit and the row says so. *Ours* is a "
+    "mean (or median, or rate) over the draws named in the settings, with its 95 % confidence"
+    " interval in brackets when it rests on random draws (Student t for means, order "
+    "statistics for medians, Wilson for rates, bootstrap redraws for an arg-min; for the "
+    "outcome of a randomized algorithm run on a few seeds, the range over the seeds); a "
+    "deterministic number has no interval. Each value row states its tolerance band around "
+    'the published value (absolute and/or relative, wider for a value printed to few digits '
+    'or read off a figure; a printed range such as "around 5–10" is a band with two sides; '
+    'a printed bound such as "at least 90 %" is a band with one side) and a wider *close* '
+    "band. **reproduced**: the whole interval lies inside the tolerance band. **close**: the "
+    "whole interval lies inside the close band, but not inside the tolerance band. "
+    "**differs**: the whole interval lies outside the close band -- including where the "
+    "printed value or formula is itself wrong; the note then gives the corrected value and "
+    "the evidence. **inconclusive**: the interval straddles a band's edge, so more draws are "
+    'needed to decide. A claim of a difference ("A beats B") is **reproduced** only when the '
+    "95 % interval of the difference over repeats lies wholly on the claimed side (the "
+    "difference exceeds about two standard errors), **differs** when it lies wholly on the "
+    "other side, and is **inconclusive** otherwise; a claim the kit reads as a band (its test "
+    "names the band) is decided by the band rules above. **not published**: the paper prints"
+    " no number or claim for this quantity. **provisional (quick)**: the row came from "
+    "`--quick`, which draws fewer repeats than the full run; its leaning is shown, and only "
+    "the full run (without `--quick`) gives the verdict. A row the quick run computes exactly"
+    " as the full run does keeps its verdict."
 )
+
+#: The kinds of row: a number against a printed number, or a measurement against a printed
+#: qualitative statement.
+KINDS: tuple[str, ...] = ("value", "claim")
+
+
+@dataclass(frozen=True)
+class Quote:
+    """Words printed in one of :data:`PAPERS`, and where.
+
+    Attributes
+    ----------
+    paper : str
+        Key of :data:`PAPERS`.
+    place : str
+        Where the words are printed: section and paragraph, table or figure caption
+        ("Sec. 3.2, Sonar paragraph", "Sec. 6, UCI table").
+    text : str
+        The words, as printed (mathematics may be written in Unicode, e.g. "n₂/q²"); " … "
+        marks words left out.
+    """
+
+    paper: str
+    place: str
+    text: str
+
+    def __post_init__(self) -> None:
+        if self.paper not in PAPERS:
+            raise ValueError(f"paper must be one of {sorted(PAPERS)}; got {self.paper!r}.")
+        for name in ("place", "text"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"{name} must be a non-empty string; got {value!r}.")
+
+
+#: Every quote the reproductions declare (:func:`quote`), in declaration order.
+QUOTES: list[Quote] = []
+
+
+def quote(paper: str, place: str, text: str) -> Quote:
+    """Declare the words of ``paper`` printed at ``place`` that a row compares with.
+
+    The quote is added to :data:`QUOTES`, which the test suite checks against the papers'
+    text; rows take it through the ``quote`` (or ``claim``) argument of :func:`compare`,
+    :func:`compare_claim` and :func:`compare_claim_band`.
+    """
+    q = Quote(paper, place, text)
+    if q not in QUOTES:
+        QUOTES.append(q)
+    return q
 
 
 def _plain(value: Any) -> Any:
@@ -123,8 +194,8 @@ class Comparison:
     note : str
         Why a difference arises, choices the kit made that the paper did not, caveats.
     source : str
-        Where the published value is printed ("Table 2", "Sec. 3.2, text", "read from
-        Fig. 3b, ±1").
+        Where the published value or claim is printed ("Table 2", "Sec. 3.2, text", "read
+        from Fig. 3b, ±1").
     ci : tuple of float or None
         95 % confidence interval of ours over the draws, when it rests on random draws.
     n : int or None
@@ -134,6 +205,13 @@ class Comparison:
     final_in_quick : bool
         True when quick mode computes this row exactly as full mode does, so its quick
         verdict is final.
+    kind : str
+        "value" (a number against a printed number or range) or "claim" (a measurement
+        against a printed qualitative statement); see :data:`KINDS`.
+    quote : str
+        The paper's words that print the published value, or state the claim.
+    test : str
+        For a claim, the test the kit applies to decide it (with the kit's choices).
     """
 
     quantity: str
@@ -146,10 +224,19 @@ class Comparison:
     n: int | None = None
     leaning: str | None = None
     final_in_quick: bool = False
+    kind: str = "value"
+    quote: str = ""
+    test: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}; got {self.verdict!r}.")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}; got {self.kind!r}.")
+        if self.kind == "claim" and not self.test:
+            raise ValueError(
+                f"{self.quantity!r}: a claim row must state its test (test='...')."
+            )
 
     @property
     def verdict_label(self) -> str:
@@ -159,16 +246,28 @@ class Comparison:
         return self.verdict
 
     def cells(self) -> tuple[str, str, str, str, str]:
-        """Plain-text cells: quantity, ours, published, verdict, note."""
+        """Plain-text cells: quantity, ours, published, verdict, note.
+
+        A claim's published cell is the quoted statement and its place, and its note starts
+        with the test; a value's note starts with the words that print the value.
+        """
         ours = _fmt(self.ours)
         if self.ci is not None:
             ours += f" [{_fmt(self.ci[0])}, {_fmt(self.ci[1])}]"
         if self.n is not None:
             ours += f" (n={self.n})"
-        published = _fmt(self.published)
+        if self.kind == "claim":
+            published = f"claim: “{self.quote}”" if self.quote else f"claim: {self.published}"
+            lead = f"Test: {self.test}."
+        else:
+            published = _fmt(self.published)
+            lead = f"Printed: “{self.quote}”" if self.quote else ""
+            if lead and not self.quote.rstrip().endswith((".", "!", "?")):
+                lead += "."
         if self.source:
             published += f" ({self.source})"
-        return self.quantity, ours, published, self.verdict_label, self.note
+        note = " ".join(x for x in (lead, self.note) if x)
+        return self.quantity, ours, published, self.verdict_label, note
 
     def to_dict(self) -> dict:
         """A JSON-ready dictionary (see :func:`Comparison.from_dict`)."""
@@ -178,6 +277,7 @@ class Comparison:
             "note": self.note, "source": self.source,
             "ci": None if self.ci is None else [float(v) for v in self.ci],
             "n": self.n, "leaning": self.leaning, "final_in_quick": self.final_in_quick,
+            "kind": self.kind, "quote": self.quote, "test": self.test,
         }
         return out
 
@@ -192,6 +292,7 @@ class Comparison:
             verdict=d["verdict"], note=d.get("note", ""), source=d.get("source", ""),
             ci=None if ci is None else (float(ci[0]), float(ci[1])), n=d.get("n"),
             leaning=d.get("leaning"), final_in_quick=bool(d.get("final_in_quick", False)),
+            kind=d.get("kind", "value"), quote=d.get("quote", ""), test=d.get("test", ""),
         )
 
 
@@ -297,11 +398,14 @@ class Reproduction:
                 f"<span style='background:{colour};color:white;border-radius:0.6em;"
                 f"padding:0.1em 0.5em;white-space:nowrap;font-size:90%'>{e(verdict)}</span>"
             )
+            # A quoted claim is a sentence: it wraps, where a number must not.
+            printed = ("white-space:normal;text-align:left;min-width:14em" if c.kind == "claim"
+                       else "white-space:nowrap;text-align:right")
             rows.append(
                 "<tr>"
                 f"<td style='text-align:left'>{e(quantity)}</td>"
                 f"<td style='white-space:nowrap;text-align:right'>{e(ours)}</td>"
-                f"<td style='white-space:nowrap;text-align:right'>{e(published)}</td>"
+                f"<td style='{printed}'>{e(published)}</td>"
                 f"<td>{badge}</td>"
                 f"<td style='text-align:left;white-space:normal'>{e(note)}</td>"
                 "</tr>"
@@ -422,6 +526,64 @@ def _interval_verdict(
     return "inconclusive"
 
 
+def _where(quote: Quote | None, source: str) -> tuple[str, str]:
+    """The words and place of a row: from its :class:`Quote`, or a bare ``source``."""
+    if quote is None:
+        return "", source
+    if not isinstance(quote, Quote):
+        raise TypeError(f"quote must be a Quote (see spectral_kit.reproduce.quote); got "
+                        f"{type(quote).__name__}.")
+    if source and source != quote.place:
+        raise ValueError(f"source {source!r} and the quote's place {quote.place!r} differ; "
+                         "give the place in the quote only.")
+    return quote.text, quote.place
+
+
+def _bands(
+    published: float | tuple[float, float], rtol: float, close_rtol: float | None,
+    atol: float, at_least: bool, at_most: bool,
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The tolerance band and the close band around a printed value, range or bound."""
+    close_rtol = 3 * rtol if close_rtol is None else close_rtol
+    if isinstance(published, tuple):
+        lo_p, hi_p = (float(v) for v in published)
+        return ((lo_p - atol - rtol * abs(lo_p), hi_p + atol + rtol * abs(hi_p)),
+                (lo_p - atol - close_rtol * abs(lo_p), hi_p + atol + close_rtol * abs(hi_p)))
+    p = float(published)
+    if at_least:
+        return (p - atol, math.inf), (p - atol - close_rtol * abs(p), math.inf)
+    if at_most:
+        return (-math.inf, p + atol), (-math.inf, p + atol + close_rtol * abs(p))
+    return ((p - atol - rtol * abs(p), p + atol + rtol * abs(p)),
+            (p - atol - close_rtol * abs(p), p + atol + close_rtol * abs(p)))
+
+
+def _ours(
+    ours: Any, samples: Sequence[float] | np.ndarray | None,
+    ci: tuple[float, float] | None, n: int | None,
+) -> tuple[Any, tuple[float, float] | None, int | None]:
+    """Our value, its interval and its number of draws (from ``samples`` when given)."""
+    if samples is not None:
+        arr = np.asarray(samples, dtype=np.float64).ravel()
+        if ours is None:
+            ours = float(arr.mean()) if arr.size else float("nan")
+        if ci is None:
+            ci = mean_ci(arr)
+        n = int(arr.size) if n is None else n
+    if ci is not None:
+        ci = (float(ci[0]), float(ci[1]))
+    return _plain(ours), ci, n
+
+
+def _band_verdict(ours: Any, ci: tuple[float, float] | None, band: tuple[float, float],
+                  close: tuple[float, float]) -> str:
+    value = float(ours)
+    if math.isnan(value):
+        return "inconclusive"
+    lo, hi = (value, value) if ci is None else ci
+    return _interval_verdict(lo, hi, band, close)
+
+
 def compare(
     quantity: str,
     ours: float,
@@ -434,12 +596,13 @@ def compare(
     at_most: bool = False,
     note: str = "",
     source: str = "",
+    quote: Quote | None = None,
     samples: Sequence[float] | np.ndarray | None = None,
     ci: tuple[float, float] | None = None,
     n: int | None = None,
     final_in_quick: bool = False,
 ) -> Comparison:
-    """Build a :class:`Comparison` with a verdict by the rules of :data:`VERDICT_RULES`.
+    """Build a value :class:`Comparison` with a verdict by the rules of :data:`VERDICT_RULES`.
 
     The tolerance band is ``published ± (atol + rtol·|published|)``; a published
     ``(lo, hi)`` range gives ``[lo − atol − rtol·|lo|, hi + atol + rtol·|hi|]``;
@@ -454,8 +617,10 @@ def compare(
 
     Parameters
     ----------
+    quote : Quote, optional
+        The paper's words that print ``published``, and their place (:func:`quote`).
     source : str
-        Where the published value is printed.
+        Where the published value is printed, for a row without a quote.
     samples : array-like, optional
         Per-draw values whose mean is ``ours`` (``ours=None`` takes their mean).
     ci : (float, float), optional
@@ -465,55 +630,37 @@ def compare(
     final_in_quick : bool
         Quick mode computes this row exactly as full mode does (its verdict is final).
     """
-    if samples is not None:
-        arr = np.asarray(samples, dtype=np.float64).ravel()
-        if ours is None:
-            ours = float(arr.mean()) if arr.size else float("nan")
-        if ci is None:
-            ci = mean_ci(arr)
-        n = int(arr.size) if n is None else n
-    ours = _plain(ours)
+    words, source = _where(quote, source)
+    ours, ci, n = _ours(ours, samples, ci, n)
     if published is None:
         return Comparison(quantity, ours, None, "not published", note, source, ci, n,
-                          final_in_quick=final_in_quick)
-    close_rtol = 3 * rtol if close_rtol is None else close_rtol
-    if isinstance(published, tuple):
-        lo_p, hi_p = (float(v) for v in published)
-        band = (lo_p - atol - rtol * abs(lo_p), hi_p + atol + rtol * abs(hi_p))
-        close = (lo_p - atol - close_rtol * abs(lo_p), hi_p + atol + close_rtol * abs(hi_p))
-    else:
-        p = float(published)
-        if at_least:
-            band = (p - atol, math.inf)
-            close = (p - atol - close_rtol * abs(p), math.inf)
-        elif at_most:
-            band = (-math.inf, p + atol)
-            close = (-math.inf, p + atol + close_rtol * abs(p))
-        else:
-            band = (p - atol - rtol * abs(p), p + atol + rtol * abs(p))
-            close = (p - atol - close_rtol * abs(p), p + atol + close_rtol * abs(p))
-    value = float(ours)
-    if math.isnan(value):
-        verdict = "inconclusive"
-        lo = hi = value
-    else:
-        lo, hi = (value, value) if ci is None else (float(ci[0]), float(ci[1]))
-        verdict = _interval_verdict(lo, hi, band, close)
-    if ci is not None:
-        ci = (float(ci[0]), float(ci[1]))
+                          final_in_quick=final_in_quick, quote=words)
+    band, close = _bands(published, rtol, close_rtol, atol, at_least, at_most)
+    verdict = _band_verdict(ours, ci, band, close)
     return Comparison(quantity, ours, _plain(published) if not isinstance(published, tuple)
                       else published, verdict, note, source, ci, n,
-                      final_in_quick=final_in_quick)
+                      final_in_quick=final_in_quick, quote=words)
+
+
+def _claim_words(claim: Quote | str, source: str) -> tuple[str, str, str]:
+    """(published text, quoted words, place) of a claim given as a Quote or as text."""
+    if isinstance(claim, Quote):
+        words, place = _where(claim, source)
+        return words, words, place
+    if not isinstance(claim, str) or not claim:
+        raise TypeError(f"claim must be a Quote or a non-empty string; got {claim!r}.")
+    return claim, "", source
 
 
 def compare_claim(
     quantity: str,
     difference: float | Sequence[float] | np.ndarray,
-    claim: str,
+    claim: Quote | str,
     *,
     margin: float = 0.0,
     side: str = "greater",
     ci: tuple[float, float] | None = None,
+    test: str | None = None,
     note: str = "",
     source: str = "",
     n: int | None = None,
@@ -526,9 +673,14 @@ def compare_claim(
     is "difference > margin": reproduced when the interval lies wholly above ``margin``,
     differs when wholly below, inconclusive otherwise (``side="less"`` mirrors it). A single
     number without an interval is deterministic and decides on its own.
+
+    ``claim`` is the paper's statement, a :class:`Quote` (or, outside the kit's own
+    reproductions, a short text such as "> 0"); ``test`` says how the kit decides it and
+    defaults to the sign test just described.
     """
     if side not in ("greater", "less"):
         raise ValueError(f"side must be 'greater' or 'less'; got {side!r}.")
+    published, words, source = _claim_words(claim, source)
     arr = np.atleast_1d(np.asarray(difference, dtype=np.float64)).ravel()
     value = float(arr.mean()) if arr.size else float("nan")
     if ci is None and arr.size > 1:
@@ -547,9 +699,49 @@ def compare_claim(
         verdict = "differs"
     else:
         verdict = "inconclusive"
-    return Comparison(quantity, value, claim, verdict, note, source,
+    if test is None:
+        where = "above" if side == "greater" else "below"
+        test = (f"the 95 % interval of the difference lies {where} {margin:g}" if ci is not None
+                else f"the difference is {where} {margin:g}")
+    return Comparison(quantity, value, published, verdict, note, source,
                       None if ci is None else (float(ci[0]), float(ci[1])), n,
-                      final_in_quick=final_in_quick)
+                      final_in_quick=final_in_quick, kind="claim", quote=words, test=test)
+
+
+def compare_claim_band(
+    quantity: str,
+    ours: Any,
+    claim: Quote | str,
+    *,
+    reading: float | tuple[float, float],
+    test: str,
+    rtol: float = 0.0,
+    close_rtol: float | None = None,
+    atol: float = 0.0,
+    at_least: bool = False,
+    at_most: bool = False,
+    samples: Sequence[float] | np.ndarray | None = None,
+    ci: tuple[float, float] | None = None,
+    n: int | None = None,
+    note: str = "",
+    source: str = "",
+    final_in_quick: bool = False,
+) -> Comparison:
+    """A measurement against a printed qualitative claim that the kit reads as a band.
+
+    "v₁ is not distinguishable from u₁" read as cos² ≤ 0.1, "uninformative" as a ratio
+    within 25 % of 1, "essentially the same accuracy" as a difference within ±2 points: the
+    ``reading`` (a number, range or bound) and its tolerances are the kit's, not printed
+    numbers, so ``test`` must say them in words; the verdict follows the band rules of
+    :func:`compare` (same arguments). The published cell shows the quoted claim, never the
+    reading.
+    """
+    published, words, source = _claim_words(claim, source)
+    ours, ci, n = _ours(ours, samples, ci, n)
+    band, close = _bands(reading, rtol, close_rtol, atol, at_least, at_most)
+    verdict = _band_verdict(ours, ci, band, close)
+    return Comparison(quantity, ours, published, verdict, note, source, ci, n,
+                      final_in_quick=final_in_quick, kind="claim", quote=words, test=test)
 
 
 def _provisional(c: Comparison) -> Comparison:

@@ -13,18 +13,23 @@ A reproduction that fails gets its own section (cause and fix, traceback in
 marked *partial* that lists what ran. ``resume=True`` skips the sections already complete for
 the same settings. A folder that holds something other than a report of the kit is refused
 unless ``force=True``, and a README.md of the user's is kept (renamed), never overwritten.
+
+A report folder is trusted no further than itself (:mod:`._folder`): every path taken from
+``manifest.json`` must be one the kit writes and lie inside the folder, or the manifest is
+refused before anything is read or deleted; and one run writes into a folder at a time (a
+lock file naming the writer; a second run is refused, a dead writer's lock taken over).
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import io
 import json
 import math
 import os
 import signal
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -35,11 +40,24 @@ import matplotlib
 
 from ._core import PAPERS, REGISTRY, Comparison, Reproduction
 from ._files import write_atomic
+from ._folder import (
+    LOCK,
+    ReportError,
+    UnsafeManifest,
+    check_manifest,
+    inside,
+    probe_writable,
+    report_lock,
+    section_files,
+    subfolder,
+)
 
 __all__ = [
     "FIGURES",
+    "LOCK",
     "MANIFEST",
     "ReportError",
+    "UnsafeManifest",
     "figure_for",
     "run_all",
     "select_keys",
@@ -60,10 +78,6 @@ _COLOURS = {"reproduced": "#009E73", "close": "#E69F00", "differs": "#D55E00",
             "provisional (quick)": "#CC79A7"}
 
 
-class ReportError(ValueError):
-    """A report cannot be written where or how it was asked (one line, for the command)."""
-
-
 def figure_for(key: str) -> Callable:
     """Register a function that draws reproduction ``key`` onto a given figure."""
 
@@ -75,15 +89,26 @@ def figure_for(key: str) -> Callable:
 
 
 def select_keys(keys: list[str] | None) -> list[str]:
-    """The registry keys matching ``keys`` (exact keys or prefixes), in registry order.
+    """The registry keys matching ``keys`` (exact keys or prefixes), in registry order;
+    ``None`` selects every reproduction.
 
     Raises
     ------
     ReportError
-        When a name matches no reproduction (the message lists the available keys).
+        When ``keys`` is empty or holds an empty name (a bare ``--only`` or ``--only ""``,
+        which would otherwise select everything), or a name matches no reproduction; the
+        message lists the available keys.
     """
-    if not keys:
+    if keys is None:
         return list(REGISTRY)
+    if isinstance(keys, str):
+        keys = [keys]
+    if not keys or any(not isinstance(p, str) or not p.strip() for p in keys):
+        raise ReportError(
+            f"--only: {'no key given' if not keys else 'an empty key'} "
+            f"({' '.join(repr(p) for p in keys) or 'bare --only'}); give one or more keys or "
+            f"prefixes, or leave --only out to run all; available: {', '.join(REGISTRY)}"
+        )
     unknown = [p for p in keys if not any(k == p or k.startswith(p) for k in REGISTRY)]
     if unknown:
         raise ReportError(
@@ -150,10 +175,6 @@ def _default_figure(result: Reproduction, fig: matplotlib.figure.Figure) -> None
 
 # -- files -------------------------------------------------------------------------------------
 
-def _stem(key: str) -> str:
-    return key.replace("/", "__")
-
-
 @contextlib.contextmanager
 def _no_interrupt() -> Iterator[None]:
     """Hold a Ctrl-C until the block ends, so that a file is never left half written."""
@@ -208,37 +229,45 @@ def _jsonable(value: object) -> object:
 
 
 def _read_manifest(out: Path) -> dict | None:
+    """The folder's manifest, its sections checked (:func:`._folder.check_manifest`); None
+    when there is none, or it is not a report of the kit's.
+
+    Raises
+    ------
+    UnsafeManifest
+        The manifest (or ``manifest.json`` itself, as a link) points outside the folder.
+    """
     try:
-        manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        path = inside(out, MANIFEST)
+    except UnsafeManifest as exc:
+        raise UnsafeManifest(f"--out: {out / MANIFEST} cannot be trusted: {exc}; nothing was "
+                             "read or deleted. Delete it, or choose another --out") from None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(manifest, dict) or manifest.get("format") != _FORMAT:
         return None
-    if not isinstance(manifest.get("sections"), dict):
-        manifest["sections"] = {}
+    manifest["sections"] = check_manifest(out, manifest)
     return manifest
 
 
 def _is_kit_report(out: Path) -> bool:
     if _read_manifest(out) is not None:
         return True
+    readme = out / "README.md"
+    if readme.is_symlink():  # the kit writes files, not links
+        return False
     try:  # a report written before the manifest existed
-        with open(out / "README.md", encoding="utf-8") as handle:
+        with open(readme, encoding="utf-8") as handle:
             return handle.readline().rstrip("\n") == _TITLE
     except (OSError, UnicodeDecodeError):
         return False
 
 
-def prepare_folder(out: Path, *, force: bool = False) -> Path:
-    """Check that ``out`` can hold a report; create it. Returns the resolved path.
-
-    Raises
-    ------
-    ReportError
-        ``out`` is a file, cannot be created or written, or is a non-empty folder that is not a
-        report of the kit (unless ``force``).
-    """
-    out = Path(out).expanduser()
+def _create_folder(out: Path) -> Path:
+    """Create ``out`` (resolved) if needed and check that it can be written."""
+    out = Path(os.path.realpath(Path(out).expanduser()))
     if out.exists() and not out.is_dir():
         raise ReportError(f"--out: {out} is a file, not a folder; give a folder for the report")
     try:
@@ -246,13 +275,24 @@ def prepare_folder(out: Path, *, force: bool = False) -> Path:
     except OSError as exc:
         raise ReportError(f"--out: cannot create {out} ({exc.strerror or exc}); "
                           "choose a folder you can write to") from None
-    try:  # a real write: permissions, read-only file systems and quotas all show here
-        fd, probe = tempfile.mkstemp(dir=out, prefix=".write-probe.")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise ReportError(f"--out: cannot write in {out} ({exc.strerror or exc}); "
-                          "choose a folder you can write to") from None
+    probe_writable(out)
+    return out
+
+
+def prepare_folder(out: Path, *, force: bool = False) -> Path:
+    """Check that ``out`` can hold a report; create it. Returns the resolved path.
+
+    Call it with the folder's lock held (:func:`._folder.report_lock`): with ``force`` it
+    renames the folder's README.md.
+
+    Raises
+    ------
+    ReportError
+        ``out`` is a file, cannot be created or written, or is a non-empty folder that is not a
+        report of the kit (unless ``force``); :class:`UnsafeManifest` when its manifest
+        points outside it.
+    """
+    out = _create_folder(out)
     entries = [p for p in out.iterdir() if not p.name.startswith(".")]
     if entries and not _is_kit_report(out):
         if not force:
@@ -263,12 +303,12 @@ def prepare_folder(out: Path, *, force: bool = False) -> Path:
                 "choose an empty or new folder, or pass --force to write into it"
             )
         readme = out / "README.md"
-        if readme.exists():  # the user's file: keep it under another name
+        if os.path.lexists(readme):  # the user's file: keep it under another name
             n, backup = 0, out / "README.md.orig"
-            while backup.exists():
+            while os.path.lexists(backup):  # never over another file, nor through a link
                 n += 1
                 backup = out / f"README.md.orig{n}"
-            readme.rename(backup)
+            readme.rename(backup)  # a link is renamed itself, its target untouched
             print(f"kept the folder's README.md as {backup.name}", file=sys.stderr)
     return out
 
@@ -327,12 +367,28 @@ def _draw(result: Reproduction, path: Path) -> None:
                      layout="constrained")
     try:
         (FIGURES.get(result.key) or _default_figure)(result, fig)
-        fig.savefig(path)
+        png = io.BytesIO()
+        fig.savefig(png, format="png")
     finally:
         plt.close(fig)
+    with _no_interrupt():  # replaces whatever is at path (a link too), never writes through it
+        write_atomic(path, png.getvalue())
 
 
 # -- the README --------------------------------------------------------------------------------
+
+def _comparison(row: object) -> Comparison | None:
+    """A comparison stored in a manifest (a dict, or a list from older reports); None for
+    a row that does not read as one."""
+    try:
+        if isinstance(row, dict):
+            return Comparison.from_dict(row)
+        if isinstance(row, list) and 4 <= len(row) <= 5:
+            return Comparison(*row)
+    except (KeyError, TypeError, ValueError):
+        pass
+    return None
+
 
 def _results_of(manifest: dict) -> list[Reproduction]:
     """Light :class:`Reproduction` objects (comparisons only) of the finished sections."""
@@ -340,7 +396,8 @@ def _results_of(manifest: dict) -> list[Reproduction]:
     for key, entry in manifest["sections"].items():
         if entry.get("status") != "done":
             continue
-        comparisons = tuple(Comparison(*c) for c in entry.get("comparisons", []))
+        rows = (_comparison(c) for c in entry.get("comparisons", []))
+        comparisons = tuple(c for c in rows if c is not None)
         spec = REGISTRY.get(key)
         out.append(Reproduction(key=key, paper=entry.get("paper", spec.paper if spec else ""),
                                 title=entry.get("title", ""), comparisons=comparisons,
@@ -383,8 +440,8 @@ def _readme(out: Path, manifest: dict) -> str:
         "",
     ]
     if status != "complete":
-        why = ("interrupted" if status == "partial" else "still running, or stopped before "
-               "it could say so")
+        why = (manifest.get("stopped") or "interrupted" if status == "partial"
+               else "still running, or stopped before it could say so")
         lines += [
             f"> **Partial report** ({why}). Written: "
             + (", ".join(f"`{k}`" for k in done) or "none") + ". "
@@ -413,8 +470,8 @@ def _readme(out: Path, manifest: dict) -> str:
         lines += [f"## {citation}", ""]
         for key in mine:
             try:
-                lines += [(out / sections[key]["file"]).read_text(encoding="utf-8"), ""]
-            except (OSError, KeyError):
+                lines += [inside(out, sections[key]["file"]).read_text(encoding="utf-8"), ""]
+            except (OSError, KeyError, UnicodeDecodeError, UnsafeManifest):
                 lines += [f"### {key}", "", "*(section file missing; rerun with --resume)*", ""]
     return "\n".join(lines)
 
@@ -468,19 +525,26 @@ def write_report(
     """
     stream = stream or sys.stdout
     chosen = select_keys(keys)
-    out = prepare_folder(Path(out), force=force)
-    for sub in ("sections", "figures"):
-        (out / sub).mkdir(exist_ok=True)
+    out = _create_folder(Path(out))
+    with report_lock(out):
+        prepare_folder(out, force=force)
+        previous = _read_manifest(out) or {}
+        for sub in ("sections", "figures"):  # before anything of the old report changes
+            probe_writable(subfolder(out, sub))
+        return _run_report(out, chosen, quick=quick, resume=resume,
+                           random_state=random_state, previous=previous, stream=stream)
+
+
+def _run_report(out: Path, chosen: list[str], *, quick: bool, resume: bool,
+                random_state: int, previous: dict, stream) -> Path:
+    """The body of :func:`write_report`, with the folder checked and its lock held."""
     settings = {"quick": bool(quick), "random_state": int(random_state)}
-    previous = _read_manifest(out) or {}
     kept = previous.get("sections", {}) if resume else {}
-    for key, entry in previous.get("sections", {}).items():
+    for key in previous.get("sections", {}):
         if key not in kept:  # a fresh report: the earlier run's files must not linger
-            for name in (entry.get("file"), entry.get("figure"),
-                         f"sections/{_stem(key)}.traceback.txt"):
-                if name and "/" in name and ".." not in name:
-                    with contextlib.suppress(OSError):
-                        (out / name).unlink()
+            for name in section_files(key).values():
+                with contextlib.suppress(OSError):
+                    inside(out, name).unlink()
     manifest = {
         "format": _FORMAT, "version": 1, "status": "running", "settings": settings,
         "started": _dt.datetime.now().isoformat(timespec="seconds"),
@@ -509,13 +573,14 @@ def write_report(
                                                        else f" FAILED ({entry['error']})"),
                       file=stream, flush=True)
                 _save(out, manifest)
-        except BaseException:
+        except BaseException as exc:
             manifest["status"] = "partial"
+            if not isinstance(exc, KeyboardInterrupt):  # say what stopped it
+                manifest["stopped"] = (f"stopped by {type(exc).__name__}: "
+                                       f"{exc}".splitlines()[0][:300])
             if current is not None:  # the unfinished one leaves no half of itself behind
                 manifest["sections"].pop(current, None)
-                stem = _stem(current)
-                for name in (f"figures/{stem}.png", f"sections/{stem}.md",
-                             f"sections/{stem}.traceback.txt"):
+                for name in section_files(current).values():
                     with contextlib.suppress(OSError):
                         (out / name).unlink()
                 print(" interrupted", file=stream, flush=True)
@@ -533,31 +598,31 @@ def _complete(out: Path, entry: dict | None, settings: dict) -> bool:
     if not entry or entry.get("status") != "done" or entry.get("run_settings") != settings:
         return False
     files = [entry.get("file"), entry.get("figure")]
-    return all((out / f).is_file() for f in files if f)
+    return all(inside(out, f).is_file() for f in files if f)
 
 
 def _run_one(out: Path, key: str, settings: dict) -> dict:
     """Run one reproduction and write its section (and figure); its manifest entry."""
     spec = REGISTRY[key]
-    stem = _stem(key)
-    section = f"sections/{stem}.md"
+    files = section_files(key)
+    section = files["file"]
     entry = {"paper": spec.paper, "title": spec.title, "file": section, "figure": None,
              "run_settings": settings}
-    for stale in (out / "figures" / f"{stem}.png", out / "sections" / f"{stem}.traceback.txt"):
+    for stale in (files["figure"], files["traceback"]):
         with contextlib.suppress(OSError):
-            stale.unlink()
+            (out / stale).unlink()
     start = time.perf_counter()
     try:
         result = spec.func(**settings)
     except Exception as exc:  # one failing reproduction must not stop the rest
         seconds = time.perf_counter() - start
-        trace = f"sections/{stem}.traceback.txt"
+        trace = files["traceback"]
         with _no_interrupt():
             write_atomic(out / trace, "".join(traceback.format_exception(exc)))
             write_atomic(out / section, _failed_section(key, exc, seconds, settings, trace))
         return {**entry, "status": "failed", "seconds": seconds, "settings": settings,
                 "error": f"{type(exc).__name__}: {exc}".splitlines()[0][:300]}
-    figure, figure_error = f"figures/{stem}.png", ""
+    figure, figure_error = files["figure"], ""
     try:
         _draw(result, out / figure)
     except Exception as exc:  # the table is worth keeping without its figure
@@ -567,6 +632,5 @@ def _run_one(out: Path, key: str, settings: dict) -> dict:
     return {
         **entry, "status": "done", "figure": figure, "seconds": float(result.seconds),
         "settings": {k: _jsonable(v) for k, v in result.settings.items()},
-        "comparisons": [[c.quantity, _jsonable(c.ours), _jsonable(c.published), c.verdict,
-                         c.note] for c in result.comparisons],
+        "comparisons": [c.to_dict() for c in result.comparisons],
     }

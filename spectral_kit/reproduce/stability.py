@@ -32,7 +32,7 @@ from ..stability import (
     perturbation_matrix,
     sbs,
 )
-from ._core import Comparison, _interval_verdict, compare, reproduction
+from ._core import Comparison, Quote, _interval_verdict, compare, quote, reproduction
 
 __all__ = ["example1", "sbs_uci"]
 
@@ -52,6 +52,55 @@ EXAMPLE1_PUBLISHED = {
     "cosine": 0.75, "resamples": (0.70, 0.40, 0.96, 0.0, 1.0), "interval": (0.0, 0.96),
     "E": 0.75,
 }
+#: The cosines of the five resamples as the table prints them.
+EXAMPLE1_PRINTED = ("0.70", "0.40", "0.96", "0.0", "1.0")
+
+# -- the paper's words that the rows compare with ----------------------------------------------
+Q_COSINE = quote(PAPER, "Sec. 4.1, Example 1",
+                 "The cosine similarity of the two terms is 0.75.")
+Q_RESAMPLES = tuple(
+    quote(PAPER, f"Sec. 4.1, Example 1, table, row {b + 1}",
+          "{" + ",".join(str(EXAMPLE1_DOCUMENTS[d]).replace(" ", "") for d in rows) + "} "
+          + printed)
+    for b, (rows, printed) in enumerate(zip(EXAMPLE1_RESAMPLES, EXAMPLE1_PRINTED))
+)
+Q_INTERVAL = quote(PAPER, "Sec. 4.1, Example 1",
+                   "The percentile confidence interval at 0.6 coverage is [0.0,0.96]")
+Q_E = quote(PAPER, "Sec. 4.2, Example 2", "E(i, j) = max{|0.75 − 0.0|, |0.75 − 0.96|} = 0.75")
+Q_IONOSPHERE = quote(
+    PAPER, "Sec. 5, 2nd paragraph",
+    "If we set the proportion a ≥ 33%, then the algorithm removes 2 features that contribute "
+    "maximally to the instability of LSI and finds a principal submatrix that has stable "
+    "eigenvector spaces for k = 1.",
+)
+Q_SPAMBASE = quote(
+    PAPER, "Sec. 5, 2nd paragraph",
+    "If we set the proportion a ≥ 25%, then the algorithm removes 43 features and finds a "
+    "principal submatrix that has stable eigenvector spaces for k = 13.",
+)
+Q_SEGMENTATION_45 = quote(
+    PAPER, "Sec. 5, 3rd paragraph",
+    "If we set the proportion a ≥ 45%, then the algorithm, verifies that the first eigenvector "
+    "of the original input matrix (using all the features) is stable and satisfies the "
+    "termination criteria.",
+)
+Q_SEGMENTATION_55 = quote(
+    PAPER, "Sec. 5, 3rd paragraph",
+    "For a ≥ 55% the algorithm removes 3 features and finds a principal submatrix that has "
+    "stable eigenvector spaces for k = 1 and k = 3. For k = 3 the termination criteria are "
+    "met, and the algorithm terminates.",
+)
+Q_SEGMENTATION_65 = quote(
+    PAPER, "Sec. 5, 3rd paragraph",
+    "If we set a ≥ 65%, then the algorithm removes another two features and retrieves a "
+    "principal submatrix that has stable eigenvectors for k = 1, 2, 3, 4. For k = 4, the "
+    "termination criteria are met and the algorithm terminates.",
+)
+Q_SEGMENTATION_65_REMOVED = quote(
+    PAPER, "Sec. 5, 4th paragraph",
+    "SbS-LSI performs feature selection, removes 5 features that contribute maximally to the "
+    "instability of LSI, and returns k = 4 eigenvector of the resulting principal submatrix",
+)
 
 
 @reproduction(
@@ -82,39 +131,38 @@ def example1(*, quick: bool = False, random_state: int = 0):
     exact = {"rtol": 0, "final_in_quick": True}
     comparisons = [
         compare("cosine of the two terms", A01, pub["cosine"], atol=0.005, **exact,
-                source="Sec. 4.1, Example 1",
+                quote=Q_COSINE,
                 note=f"18/√(30·19) = {A01:.4f}; printed to two decimals (±0.005)"),
     ]
     for b, (value, published) in enumerate(zip(cosines, pub["resamples"])):
         comparisons.append(compare(
             f"cosine in resample {b + 1}", float(value), published, atol=0.01, **exact,
-            close_rtol=0.0, source="Sec. 4.1, Example 1, table",
+            close_rtol=0.0, quote=Q_RESAMPLES[b],
             note=hand.get(b, "printed to two decimals; truncation allowed (±0.01)" + (
                 f"; {value:.4f} is 0.70 truncated" if b == 0 else "")),
         ))
     comparisons += [
         compare("0.6 percentile interval, lower (our cosines)", float(ours.lower[0, 1]),
-                pub["interval"][0], atol=0.005, **exact, source="Sec. 4.1, Example 1",
+                pub["interval"][0], atol=0.005, **exact, quote=Q_INTERVAL,
                 note="⌈Bα⌉-th ordered value, B = 5, α = 0.2"),
         compare("0.6 percentile interval, upper (our cosines)", float(ours.upper[0, 1]),
-                pub["interval"][1], atol=0.005, **exact, close_rtol=0.0,
-                source="Sec. 4.1, Example 1",
+                pub["interval"][1], atol=0.005, **exact, close_rtol=0.0, quote=Q_INTERVAL,
                 note="the 4th ordered cosine: 0.907 here, the table's 0.96 in the paper (the "
                      "printed cosine of resample 3 is wrong, see its row)"),
         compare("0.6 percentile interval, lower (the table's cosines)", printed_interval[0],
-                pub["interval"][0], atol=1e-12, **exact, source="Sec. 4.1, Example 1",
+                pub["interval"][0], atol=1e-12, **exact, quote=Q_INTERVAL,
                 note="library rule applied to the printed cosines"),
         compare("0.6 percentile interval, upper (the table's cosines)", printed_interval[1],
-                pub["interval"][1], atol=1e-12, **exact, source="Sec. 4.1, Example 1",
+                pub["interval"][1], atol=1e-12, **exact, quote=Q_INTERVAL,
                 note=f"Kit's choice of percentile rule: Hyndman–Fan type 1 (the paper names "
                      f"none); linear interpolation would give "
                      f"[{linear_interval[0]:.3f}, {linear_interval[1]:.3f}]"),
         compare("E(i, j) (Example 2, our interval)", float(E[0, 1]), pub["E"], atol=0.005,
-                **exact, source="Sec. 4.2, Example 2",
+                **exact, quote=Q_E,
                 note="max(|0.754 − 0.0|, |0.754 − 0.907|)"),
         compare("E(i, j) (Example 2, the printed interval)",
                 max(abs(A01 - pub["interval"][0]), abs(A01 - pub["interval"][1])), pub["E"],
-                atol=0.005, **exact, source="Sec. 4.2, Example 2",
+                atol=0.005, **exact, quote=Q_E,
                 note="max(|0.754 − 0.0|, |0.754 − 0.96|)"),
     ]
     data = {
@@ -131,6 +179,23 @@ PUBLISHED = {
     "ionosphere": {0.33: (2, (1,), 1)},
     "segmentation": {0.45: (0, (1,), 1), 0.55: (3, (1, 3), 3), 0.65: (5, (1, 2, 3, 4), 4)},
     "spambase": {0.25: (43, (13,), 13)},
+}
+#: Where Sec. 5 prints each outcome: (the count removed, the stable and chosen k).
+PUBLISHED_WORDS: dict[tuple[str, float], tuple[Quote, Quote]] = {
+    ("ionosphere", 0.33): (Q_IONOSPHERE, Q_IONOSPHERE),
+    ("segmentation", 0.45): (Q_SEGMENTATION_45, Q_SEGMENTATION_45),
+    ("segmentation", 0.55): (Q_SEGMENTATION_55, Q_SEGMENTATION_55),
+    ("segmentation", 0.65): (Q_SEGMENTATION_65_REMOVED, Q_SEGMENTATION_65),
+    ("spambase", 0.25): (Q_SPAMBASE, Q_SPAMBASE),
+}
+#: Outcomes Sec. 5 states in words, not numbers: they are claims, with the kit's test.
+CLAIM_TESTS: dict[tuple[str, float], tuple[str, str]] = {
+    ("segmentation", 0.45): (
+        "'the original input matrix (using all the features)' read as no feature removed: "
+        "every seed removing none is reproduced",
+        "'the first eigenvector ... is stable and satisfies the termination criteria' read as "
+        "stable k = {1} and chosen k = 1: every seed giving it is reproduced",
+    ),
 }
 
 
@@ -190,6 +255,8 @@ def sbs_uci(*, quick: bool = False, random_state: int = 0):
                         literal[a].append(sbs(X, variant, a, intervals=iv,
                                               criterion="frobenius"))
             for a, published in cases.items():
+                removed_words, k_words = PUBLISHED_WORDS[(name, a)]
+                removed_test, k_test = CLAIM_TESTS.get((name, a), (None, None))
                 head = outcomes[a][0]
                 runs[(name, variant, a)] = outcomes[a]
                 notes = [prep] if prep else []
@@ -205,16 +272,18 @@ def sbs_uci(*, quick: bool = False, random_state: int = 0):
                     comparisons.append(_over_seeds(
                         f"{label}: features removed", outcomes[a], removed_pub,
                         "; ".join([*notes, reading, *([why] if not same_removed else [])]),
+                        removed_words, removed_test,
                     ))
                     comparisons.append(_stable_k_row(
                         f"{label}: stable k (chosen k)", outcomes[a], ks_pub, k_pub,
-                        why if same_removed and not same_k else "",
+                        why if same_removed and not same_k else "", k_words, k_test,
                     ))
                     comparisons.append(_over_seeds(
                         f"{label}, unsquared Frobenius reading: features removed",
                         literal[a], removed_pub,
                         "the paper's words taken literally: the square root of the retained "
                         "fraction of the squared norm (criterion 'frobenius')",
+                        removed_words, removed_test,
                     ))
                 else:
                     notes.append("the paper reports SbS-LSI only")
@@ -235,6 +304,7 @@ def sbs_uci(*, quick: bool = False, random_state: int = 0):
         "spambase, 58 columns (the paper's count), SbS-LSI a ≥ 25%: features removed",
         labelled, 43,
         f"{prep}; stable k {_fmt_ks(r.stable_ks)}, chosen k = {r.k} (published 13)",
+        Q_SPAMBASE,
     ))
     data = {
         "runs": {key: [(v.n_removed, v.stable_ks, v.k, v.retained) for v in val]
@@ -253,8 +323,20 @@ SEEDS_RULE = (
 )
 
 
-def _over_seeds(quantity: str, results: list[SbSResult], published: int,
-                note: str) -> Comparison:
+def _row(quantity: str, ours: object, published: object, verdict: str, note: str,
+         words: Quote, claim_test: str | None, ci: tuple[float, float] | None,
+         n: int) -> Comparison:
+    """A value row printing ``published`` in ``words``, or the claim ``words`` state in
+    words rather than numbers (decided by ``claim_test``)."""
+    if claim_test is None:
+        return Comparison(quantity, ours, published, verdict, note, words.place, ci, n,
+                          quote=words.text)
+    return Comparison(quantity, ours, words.text, verdict, note, words.place, ci, n,
+                      kind="claim", quote=words.text, test=claim_test)
+
+
+def _over_seeds(quantity: str, results: list[SbSResult], published: int, note: str,
+                words: Quote, claim_test: str | None = None) -> Comparison:
     """Features removed: the headline seed, the range over seeds and the verdict on it."""
     removed = [r.n_removed for r in results]
     lo, hi = min(removed), max(removed)
@@ -262,22 +344,23 @@ def _over_seeds(quantity: str, results: list[SbSResult], published: int,
     close = (published - 0.25 * published, published + 0.25 * published)
     verdict = _interval_verdict(lo, hi, band, close)
     spread = f"removed over {len(results)} seed(s): {sorted(removed)}; {SEEDS_RULE}"
-    return Comparison(quantity, removed[0], published, verdict,
-                      "; ".join(x for x in (note, spread) if x), "Sec. 5, text",
-                      (float(lo), float(hi)) if len(results) > 1 else None, len(results))
+    return _row(quantity, removed[0], published, verdict,
+                "; ".join(x for x in (note, spread) if x), words, claim_test,
+                (float(lo), float(hi)) if len(results) > 1 else None, len(results))
 
 
 def _stable_k_row(quantity: str, results: list[SbSResult], ks_pub: tuple[int, ...],
-                  k_pub: int, note: str) -> Comparison:
+                  k_pub: int, note: str, words: Quote,
+                  claim_test: str | None = None) -> Comparison:
     # Reproduced when every seed gives the published outcome, differs when none does.
     same = [r.found and r.stable_ks == ks_pub and r.k == k_pub for r in results]
     verdict = "reproduced" if all(same) else "differs" if not any(same) else "inconclusive"
     head = results[0]
     spread = f"{sum(same)} of {len(results)} seed(s) give the published outcome"
-    return Comparison(quantity, f"{_fmt_ks(head.stable_ks)} ({head.k})",
-                      f"{_fmt_ks(ks_pub)} ({k_pub})", verdict,
-                      "; ".join(x for x in (note, spread) if x), "Sec. 5, text",
-                      n=len(results))
+    return _row(quantity, f"{_fmt_ks(head.stable_ks)} ({head.k})",
+                f"{_fmt_ks(ks_pub)} ({k_pub})", verdict,
+                "; ".join(x for x in (note, spread) if x), words, claim_test, None,
+                len(results))
 
 
 def _step_after(result: SbSResult, removals: int) -> SbSStep | None:

@@ -179,10 +179,10 @@ def regenerate(keys: list[str] | None = None, *, random_state: int = 0,
     """Run the selected reproductions (all by default) in full mode and store each result."""
     import sys
 
+    from ..report import select_keys
+
     stream = stream or sys.stdout
-    chosen = [k for k in REGISTRY if not keys or any(k == p or k.startswith(p) for p in keys)]
-    if not chosen:
-        raise ValueError(f"no reproduction matches {keys}; available: {', '.join(REGISTRY)}")
+    chosen = select_keys(keys)  # None: all; an empty or unknown name is refused
     paths = []
     for key in chosen:
         print(f"{key} ...", end="", flush=True, file=stream)
