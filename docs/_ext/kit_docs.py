@@ -113,6 +113,44 @@ def write_api_pages() -> None:
         _write(GENERATED_API / f"{sub}.rst", "\n".join(lines))
 
 
+def public_dataclasses() -> dict[str, type]:
+    """Every public frozen result (a dataclass), by its reference page's dotted name."""
+    import dataclasses
+
+    found = {}
+    for sub, names in public_names().items():
+        module = importlib.import_module(f"spectral_kit.{sub}")
+        for name in names:
+            obj = getattr(module, name)
+            if isinstance(obj, type) and dataclasses.is_dataclass(obj):
+                found[f"spectral_kit.{sub}.{name}"] = obj
+    return found
+
+
+def check_dataclass_docstrings(app: Sphinx) -> None:
+    """Results are read, not built, by users: their fields are documented as Attributes
+    (numpydoc's own check would ask for a Parameters section instead), and each has an
+    Examples section like every other public name."""
+    import dataclasses
+
+    from numpydoc.docscrape import NumpyDocString
+
+    for dotted, cls in public_dataclasses().items():
+        doc = NumpyDocString(cls.__doc__ or "")
+        documented = {p.name.split(":")[0].strip() for section in ("Attributes", "Parameters")
+                      for p in doc[section]}
+        documented |= {n.strip() for item in documented for n in item.split(",")}
+        missing = [f.name for f in dataclasses.fields(cls)
+                   if not f.name.startswith("_") and f.name not in documented]
+        if not doc["Summary"]:
+            logger.warning("%s: no summary line", dotted)
+        if missing:
+            logger.warning("%s: fields not documented under Attributes: %s", dotted,
+                           ", ".join(missing))
+        if not doc["Examples"]:
+            logger.warning("%s: no Examples section", dotted)
+
+
 # -- notebooks ----------------------------------------------------------------------------------
 def notebook_sources() -> list[Path]:
     """The notebooks the site renders: student tracks, the dashboard and the appendices."""
@@ -310,7 +348,42 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("kit_binder_url", "", "html")
     # Before autosummary (builder-inited) reads the generated API pages.
     app.connect("config-inited", generate)
+    app.connect("builder-inited", check_dataclass_docstrings)
     app.connect("build-finished", copy_mathjax)
     app.add_directive("kit-reproductions", ReproductionsDirective)
     app.add_directive("kit-benchmarks", BenchmarksDirective)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def lint(subpackages: list[str]) -> int:
+    """Print the docstring problems the site's build reports, for some subpackages only:
+    ``python docs/_ext/kit_docs.py qalpha sparse_lda`` (a quicker loop than a whole build)."""
+    import dataclasses
+
+    from numpydoc.validate import validate
+
+    checks = {"PR01", "PR02", "RT01", "SS01", "EX01"}
+    problems = 0
+    for sub, names in public_names().items():
+        if subpackages and sub not in subpackages:
+            continue
+        module = importlib.import_module(f"spectral_kit.{sub}")
+        for name in names:
+            obj = getattr(module, name)
+            dotted = f"spectral_kit.{sub}.{name}"
+            if isinstance(obj, _DATA_KINDS):
+                continue
+            if isinstance(obj, type) and dataclasses.is_dataclass(obj):
+                continue  # checked by check_dataclass_docstrings at build time
+            defined = f"{obj.__module__}.{getattr(obj, '__qualname__', name)}"
+            for code, message in validate(defined)["errors"]:
+                if code in checks:
+                    problems += 1
+                    print(f"{dotted}: {code} {message}")
+    return problems
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(1 if lint(sys.argv[1:]) else 0)
