@@ -2,7 +2,8 @@
 """Set up spectral_kit in a local virtual environment and open it or test it.
 
     python3 kit.py lab     # open JupyterLab on the notebooks (the kit's main job)
-    python3 kit.py test    # ruff, then every test: library, notebooks (nbval), browser
+    python3 kit.py test    # ruff, then every test: library, doctests, notebooks (nbval), browser
+    python3 kit.py docs    # build the documentation site into docs/_build/html [--open]
 
 Needs only Python ≥ 3.10 with venv. The environment lives in ``.venv`` next to this file and
 is reused; it is rebuilt when ``pyproject.toml`` or ``binder/requirements.txt`` change.
@@ -34,7 +35,8 @@ def _python() -> Path:
 #: What each command installs beyond the kit: the classroom (lab) never gets the optional
 #: "scale" extra (Dask, Zarr, the array API); the tests run its paths, PyTorch's on the CPU.
 LAB_EXTRAS, LAB_PACKAGES = ("test",), ()
-TEST_EXTRAS, TEST_PACKAGES = ("test", "scale"), ("torch",)
+TEST_EXTRAS, TEST_PACKAGES = ("test", "scale", "docs"), ("torch",)
+DOCS_EXTRAS = ("docs",)
 
 
 def _fingerprint(extras: tuple[str, ...] = LAB_EXTRAS, packages: tuple[str, ...] = ()) -> str:
@@ -134,8 +136,30 @@ def test(extra: list[str]) -> int:
     return status
 
 
+def build_docs(python: Path, out: Path | None = None) -> int:
+    """Build the site with warnings as errors (stored notebook outputs, nothing executed)."""
+    out = out or ROOT / "docs" / "_build" / "html"
+    cmd = [python, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-j", "auto",
+           ROOT / "docs", out]
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    return subprocess.call([str(c) for c in cmd], cwd=ROOT)
+
+
+def docs(extra: list[str]) -> int:
+    python = ensure_environment(DOCS_EXTRAS)
+    status = build_docs(python)
+    index = ROOT / "docs" / "_build" / "html" / "index.html"
+    if status == 0:
+        print(f"documentation site: {index}", flush=True)
+        if "--open" in extra:
+            import webbrowser
+
+            webbrowser.open(index.as_uri())
+    return status
+
+
 def main(argv: list[str]) -> int:
-    commands = {"lab": lab, "test": test}
+    commands = {"lab": lab, "test": test, "docs": docs}
     if not argv or argv[0] not in commands:
         print(__doc__.strip())
         return 2

@@ -69,7 +69,7 @@ def _unknown(kind: str, names: list[str], available: list[str]) -> bool:
 
 def _bench(args: argparse.Namespace) -> int:
     _headless()
-    from .bench import BENCHMARKS, format_table
+    from .bench import BENCHMARKS, format_table, save_run
 
     names = args.names or list(BENCHMARKS)
     if _unknown("benchmark", names, list(BENCHMARKS)):
@@ -79,6 +79,8 @@ def _bench(args: argparse.Namespace) -> int:
         print(f"running {name}{' (quick)' if args.quick else ''} ...", flush=True)
         rows = BENCHMARKS[name](args.quick)
         print(format_table(rows), flush=True)
+        if args.save:
+            print(f"saved to {save_run(name, rows, args.save, quick=args.quick)}", flush=True)
         results.extend(rows)
     if len(names) > 1:
         print("\nAll benchmarks\n" + format_table(results))
@@ -171,6 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="run benchmarks (ratios against in-process baselines)")
     bench.add_argument("names", nargs="*", help="benchmarks to run (default: all)")
     bench.add_argument("--quick", action="store_true", help="smaller sizes, a minute or two")
+    bench.add_argument("--save", metavar="DIR",
+                       help="also write each table to DIR/NAME.json (the site's benchmark page)")
     bench.set_defaults(func=_bench)
 
     rep = sub.add_parser("reproduce", help="reproduce the papers' figures and tables")

@@ -5,8 +5,6 @@ from __future__ import annotations
 from .._lazy import lazy_getattr
 from .qalpha import QAlphaSelector
 
-__all__ = ["QAlphaSelector"]
-
 # Estimators of the other papers live in sibling modules and are imported on first use.
 _LAZY = {
     "QAlphaSideSelector": ".side_information",
@@ -15,5 +13,7 @@ _LAZY = {
     "WeightedPCA": ".weighting",
     "WeightedFDA": ".weighting",
 }
+
+__all__ = ["QAlphaSelector", *_LAZY]
 
 __getattr__ = lazy_getattr(__name__, _LAZY)

@@ -13,12 +13,13 @@ from .engine import QAlphaResult
 from .standard import q_alpha
 from .supervised import q_alpha_supervised
 
-__all__ = ["QAlphaResult", "q_alpha", "q_alpha_supervised"]
 
 _LAZY = {
     "kernel_q_alpha": ".kernel",
     "q_alpha_side": ".side",
     "q_alpha_pairwise": ".pairwise",
 }
+
+__all__ = ["QAlphaResult", "q_alpha", "q_alpha_supervised", *_LAZY]
 
 __getattr__ = lazy_getattr(__name__, _LAZY)
