@@ -139,7 +139,7 @@ def preprocess_rows(
     """Centre each feature row at zero and scale it to unit L2 norm.
 
     Both steps are invariant to the scale of a row, and they are computed so: each row is
-    first divided by its largest |entry| (a power of two near it, which is exact), so rows
+    first divided by its largest ``|entry|`` (a power of two near it, which is exact), so rows
     with entries anywhere in float64's range (1e−300 … 1e308) give the same result as the
     same rows at scale 1.
 

@@ -383,11 +383,41 @@ class PositivitySampler:
         return entry
 
     def block_positive(self, n: int, ratio: float, block: int) -> np.ndarray:
-        """Same-sign indicator of the leading eigenvector for the BLOCK trials of a block."""
+        """Same-sign indicator of the leading eigenvector for the BLOCK trials of a block.
+
+        Parameters
+        ----------
+        n : int
+            Matrix size.
+        ratio : float
+            μ/σ.
+        block : int
+            Block index: trials ``block·25 … block·25 + 24``.
+
+        Returns
+        -------
+        ndarray of bool, shape (25,)
+            True where the leading eigenvector is same-sign.
+        """
         return self.blocks_positive(n, ratio, [block])
 
     def blocks_positive(self, n: int, ratio: float, blocks: list[int]) -> np.ndarray:
-        """Same-sign indicators for several blocks, solved together (one secular solve)."""
+        """Same-sign indicators for several blocks, solved together (one secular solve).
+
+        Parameters
+        ----------
+        n : int
+            Matrix size.
+        ratio : float
+            μ/σ.
+        blocks : list of int
+            Block indices.
+
+        Returns
+        -------
+        ndarray of bool, shape (25 · len(blocks),)
+            True where the leading eigenvector is same-sign, block after block.
+        """
         if n == 1:
             return np.ones(BLOCK * len(blocks), dtype=bool)
         if n > CACHE_MAX_N:
@@ -430,7 +460,22 @@ class PositivitySampler:
         return bool(_same_sign(v[:, 0]))
 
     def leading_eigenvector(self, n: int, ratio: float, trial: int = 0) -> np.ndarray:
-        """The leading eigenvector of one sampled ``S + r J`` (trial index within block 0…)."""
+        """The leading eigenvector of one sampled ``S + r J`` (trial index within block 0…).
+
+        Parameters
+        ----------
+        n : int
+            Matrix size.
+        ratio : float
+            r = μ/σ.
+        trial : int
+            Which trial's matrix (the same one :meth:`count` uses).
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The unit eigenvector, signed so that its entries sum to ≥ 0.
+        """
         G = self._matrix(n, trial) + ratio
         _, v = scipy.linalg.eigh(G, subset_by_index=[n - 1, n - 1], check_finite=False)
         v = v[:, 0]
@@ -443,6 +488,24 @@ class PositivitySampler:
 
         With a ``deadline`` (a ``time.perf_counter()`` value) the work stops at the first
         block boundary after it, so a caller can refine an estimate progressively.
+
+        Parameters
+        ----------
+        n : int
+            Matrix size.
+        ratio : float
+            μ/σ.
+        trials : int
+            One past the last trial to count.
+        start : int
+            The first trial to count.
+        deadline : float, optional
+            A ``time.perf_counter()`` value after which to stop.
+
+        Returns
+        -------
+        (int, int)
+            Same-sign leading eigenvectors found, and trials done.
         """
         if start >= trials:
             return 0, 0

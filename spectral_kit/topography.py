@@ -94,7 +94,20 @@ class TopographicMap:
         return int(self.alpha.shape[0])
 
     def top_features(self, round_index: int, n_select: int) -> np.ndarray:
-        """Indices of the ``n_select`` most relevant features of one round (0-based)."""
+        """Indices of the ``n_select`` most relevant features of one round (0-based).
+
+        Parameters
+        ----------
+        round_index : int
+            The round, 0-based.
+        n_select : int
+            How many features.
+
+        Returns
+        -------
+        ndarray of int
+            Feature indices by decreasing ``relevance`` in that round.
+        """
         return np.argsort(-self.relevance[round_index], kind="stable")[:n_select]
 
 

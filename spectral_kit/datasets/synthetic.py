@@ -302,7 +302,7 @@ def make_ben_dor(
     ``a`` samples of class A and ``b`` of class B, each with ``m`` features. A fraction ``e``
     of the features is irrelevant, drawn from N(0, s); each of the other (1 − e)·m features
     has class means μ_A, μ_B drawn uniformly from [−1.5d, 1.5d] and values drawn from
-    N(μ_A, |μ_A|·s) or N(μ_B, |μ_B|·s) by class. As in the usual N(μ, σ²) notation the
+    ``N(μ_A, |μ_A|·s)`` or ``N(μ_B, |μ_B|·s)`` by class. As in the usual N(μ, σ²) notation the
     second parameter is a variance: the spread grows like √s, which is what lets a method stay
     "robust to s" up to s > 1000 (with s a standard deviation, s = 1000 would bury class
     differences of order d under noise 1000·d, and no method could find them). The defaults

@@ -76,11 +76,11 @@ def static_figure(fig: Figure):
     --------
     >>> import matplotlib.pyplot as plt
     >>> from spectral_kit.plots import new_figure, static_figure
-    >>> fig, ax = new_figure(figsize=(4.0, 3.0))
+    >>> fig, ax = new_figure(figsize=(2.0, 1.5))
     >>> lines = ax.plot([1, 2, 3], [1, 4, 9])
     >>> image = static_figure(fig)
     >>> image.width, image.height, image.data[:4] == b"\\x89PNG"
-    (400, 300, True)
+    (200, 150, True)
     >>> plt.fignum_exists(fig.number)
     False
     """

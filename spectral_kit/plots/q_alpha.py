@@ -98,7 +98,21 @@ class PositivityArtists:
         current_p: float | None = None,
         title: str | None = None,
     ) -> None:
-        """Show a new curve (and mark ``current_n`` at ``current_p``), in place."""
+        """Show a new curve (and mark ``current_n`` at ``current_p``), in place.
+
+        Parameters
+        ----------
+        n : array-like of int
+            The matrix sizes.
+        probability, lower, upper : array-like
+            The estimates and their interval at each size.
+        current_n : int, optional
+            The size to mark.
+        current_p : float, optional
+            The probability at ``current_n``.
+        title : str, optional
+            A line of text under the marked value.
+        """
         self.line.set_data(n, probability)
         self.band.set_verts([_band_vertices(np.asarray(n, float), lower, upper)])
         if current_n is not None and current_p is not None:
@@ -237,7 +251,13 @@ class EigenvectorArtists:
     relative_x: bool = False
 
     def update(self, v: np.ndarray) -> None:
-        """Show the entries of another vector ``v`` (any length), in place."""
+        """Show the entries of another vector ``v`` (any length), in place.
+
+        Parameters
+        ----------
+        v : array-like of shape (n,)
+            A non-zero vector.
+        """
         v = check_array(v, "v", ndim=1)
         if not np.any(v):
             raise ValueError("v must be a non-zero vector (an eigenvector has norm 1).")
@@ -358,7 +378,19 @@ class AlphaBarsArtists:
         gap: float | None = None,
         bound: object | None = None,
     ) -> None:
-        """Show new weights (any number of features), in place."""
+        """Show new weights (any number of features), in place.
+
+        Parameters
+        ----------
+        alpha : array-like of shape (n_features,)
+            The weights.
+        relevant : array-like of bool, shape (n_features,)
+            Mask of the truly relevant features.
+        gap : float, optional
+            The sparsity gap to print.
+        bound : SparsityBound, optional
+            Lemma 13 for this α; None hides the bound line.
+        """
         alpha = check_array(alpha, "alpha", ndim=1)
         relevant = np.asarray(relevant, dtype=bool)
         if relevant.shape != alpha.shape:

@@ -102,6 +102,17 @@ class EigengapArtists:
         over a cached background sets them once), and a threshold above the top limit is
         drawn just inside the top edge (the caller should say so: the line then does not
         show its value).
+
+        Parameters
+        ----------
+        eigenvalues : array-like
+            Eigenvalues of A (any order).
+        threshold : float
+            ``4·λ₁(E)``.
+        stable_ks : iterable of int, optional
+            Defaults to the k whose gap exceeds the threshold.
+        rescale : bool
+            Fit the axes to the new values.
         """
         gaps = -np.diff(_descending(eigenvalues))
         threshold = check_finite_scalar(threshold, "threshold")
@@ -221,7 +232,16 @@ class StewartArtists:
     def update(self, ks: Any, bounds: Any, observed: Any, *, rescale: bool = True) -> None:
         """Show new bounds and distances; with ``rescale=False`` the axes keep their limits.
 
-        The arguments are those of :func:`plot_stewart_bound`.
+        Parameters
+        ----------
+        ks : array-like of int
+            Subspace dimensions.
+        bounds : array-like of float or None
+            The bound for each k; None (or NaN) where the theorem's conditions fail.
+        observed : array-like of shape (B, len(ks)) or (len(ks),)
+            Distances observed per resample and k.
+        rescale : bool
+            Fit the k axis to the new values.
         """
         ks_arr, bound_arr, obs = _stewart_arrays(ks, bounds, observed)
         self.bound.set_data(ks_arr, np.minimum(bound_arr, 1.0))
@@ -336,7 +356,13 @@ class IntervalWidthArtists:
     image: AxesImage
 
     def update(self, lower: Any, upper: Any) -> None:
-        """Show the widths of new intervals (same shape), in place."""
+        """Show the widths of new intervals (same shape), in place.
+
+        Parameters
+        ----------
+        lower, upper : array-like of shape (n_features, n_features)
+            The bounds of every entry's interval, ``lower ≤ upper``.
+        """
         width = _interval_width(lower, upper)
         self.image.set_data(width)
         self.image.set_clim(0.0, float(width.max()) or 1.0)
@@ -444,7 +470,13 @@ class TrajectoryArtists:
     stable: Line2D
 
     def update(self, result: Any) -> None:
-        """Show the trajectory of another :class:`~spectral_kit.stability.SbSResult`."""
+        """Show the trajectory of another :class:`~spectral_kit.stability.SbSResult`.
+
+        Parameters
+        ----------
+        result : SbSResult
+            From :func:`spectral_kit.stability.sbs`.
+        """
         removed, gap, thr, stable = _trajectory_arrays(result)
         self.gap.set_data(removed, gap)
         self.threshold.set_data(removed, thr)
@@ -555,7 +587,17 @@ class BootstrapHistogramArtists:
     bins: np.ndarray
 
     def update(self, values: Any, estimate: float, lower: float, upper: float) -> None:
-        """Show new bootstrap values and interval, on the same bins."""
+        """Show new bootstrap values and interval, on the same bins.
+
+        Parameters
+        ----------
+        values : array-like
+            The entry's value in every resample.
+        estimate : float
+            The entry's value on the data.
+        lower, upper : float
+            The ends of its interval.
+        """
         vals, estimate, lower, upper = _histogram_inputs(values, estimate, lower, upper)
         counts, _ = np.histogram(vals, bins=self.bins)
         for rect, count in zip(self.bars, counts):
@@ -684,6 +726,23 @@ class PerturbationArtists:
         that divides ``perturbation_norms``, ``eigenvalues`` and ``norm_E`` by that gap gets
         the same curve ``2u/(1 − 2u)`` on u ∈ [0, 1/4) for every state and can fix the
         limits once.
+
+        Parameters
+        ----------
+        perturbation_norms : array-like of shape (B,)
+            ``‖A*_b − A‖₂`` of each resample.
+        distances : array-like of shape (B,)
+            Distance moved by the top-k space in each resample.
+        eigenvalues : array-like
+            Eigenvalues of A (any order).
+        k : int
+            Dimension of the eigenvector space.
+        norm_E : float
+            ``‖E‖₂``.
+        stewart_E : float, optional
+            Theorem 1's bound for A + E (the star); None hides it.
+        rescale : bool
+            Fit the ε axis to the new values.
         """
         norms, dist = _perturbation_arrays(perturbation_norms, distances)
         eps, bound, quarter = _stewart_curve(eigenvalues, k)

@@ -98,7 +98,7 @@ def plot_cluster_projection(
     size : float
         Marker area.
     normalize : bool
-        Divide both coordinates by the largest |coordinate| of the two (one factor, so the
+        Divide both coordinates by the largest ``|coordinate|`` of the two (one factor, so the
         spread along component 1 stays comparable with component 2) and show them in the
         fixed box ``[−1, 1]²`` (plus a margin, :data:`PROJECTION_BOX`) instead of limits fitted
         to the data. Principal coordinates have no unit of their own, so this changes
@@ -248,7 +248,7 @@ def plot_variable_weights(
     ----------
     ax : Axes
     alpha : array-like of shape (n_features,)
-        Weights (α of a :class:`~spectral_kit.weighting.WeightingResult`, or |loadings|).
+        Weights (α of a :class:`~spectral_kit.weighting.WeightingResult`, or ``|loadings|``).
     relevant : array-like of bool, optional
         Mask of the truly relevant features, drawn in :data:`RELEVANT_COLOR`.
     max_features : int, optional

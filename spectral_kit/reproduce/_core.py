@@ -301,6 +301,11 @@ class Comparison:
 
         A claim's published cell is the quoted statement and its place, and its note starts
         with the test; a value's note starts with the words that print the value.
+
+        Returns
+        -------
+        tuple of five str
+            The cells of the row, as the text, Markdown and HTML tables show them.
         """
         ours = _fmt(self.ours)
         if self.ci is not None:
@@ -321,7 +326,13 @@ class Comparison:
         return self.quantity, ours, published, self.verdict_label, note
 
     def to_dict(self) -> dict:
-        """A JSON-ready dictionary (see :func:`Comparison.from_dict`)."""
+        """A JSON-ready dictionary (see :func:`Comparison.from_dict`).
+
+        Returns
+        -------
+        dict
+            Every field, NumPy numbers as Python numbers and tuples as lists.
+        """
         out = {
             "quantity": self.quantity, "ours": _jsonable(self.ours),
             "published": _jsonable(self.published), "verdict": self.verdict,
@@ -334,7 +345,18 @@ class Comparison:
 
     @classmethod
     def from_dict(cls, d: dict) -> Comparison:
-        """The comparison stored by :meth:`to_dict`."""
+        """The comparison stored by :meth:`to_dict`.
+
+        Parameters
+        ----------
+        d : dict
+            What :meth:`to_dict` returned (after a trip through JSON).
+
+        Returns
+        -------
+        Comparison
+            Equal to the comparison that was stored.
+        """
         published = d.get("published")
         if isinstance(published, list):
             published = tuple(published)
@@ -438,7 +460,13 @@ class Reproduction:
         return "; ".join(parts)
 
     def to_markdown(self) -> str:
-        """A Markdown table: quantity | ours | published | verdict | note (cells escaped)."""
+        """A Markdown table: quantity, ours, published, verdict, note (cells escaped).
+
+        Returns
+        -------
+        str
+            A heading with the title, the caption, and one table row per comparison.
+        """
         lines = [f"### {self.title}", ""]
         if self._caption():
             lines += [f"*{_md_cell(self._caption())}*", ""]
