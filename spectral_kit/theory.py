@@ -406,10 +406,8 @@ class PositivitySampler:
 
         Parameters
         ----------
-        n : int
-            Matrix size.
-        ratio : float
-            μ/σ.
+        n, ratio
+            As in :meth:`block_positive`.
         blocks : list of int
             Block indices.
 
@@ -491,10 +489,8 @@ class PositivitySampler:
 
         Parameters
         ----------
-        n : int
-            Matrix size.
-        ratio : float
-            μ/σ.
+        n, ratio
+            As in :meth:`block_positive`.
         trials : int
             One past the last trial to count.
         start : int
@@ -646,12 +642,8 @@ def positivity_prediction(n: int | object, mu: float, sigma: float) -> np.ndarra
 
     Parameters
     ----------
-    n : int or array-like of int
-        Matrix size(s), each ≥ 1.
-    mu : float
-        Mean μ of the entries.
-    sigma : float
-        Standard deviation σ > 0 of the entries.
+    n, mu, sigma
+        As in :func:`positivity_probability`.
 
     Returns
     -------
@@ -887,10 +879,8 @@ def triple_product_monte_carlo(
 
     Parameters
     ----------
-    a, b : array-like of shape (q,)
-        Non-zero vectors of one length; each is scaled to unit norm.
-    k : int
-        Number of orthonormal vectors c_i, 1 ≤ k ≤ q.
+    a, b, k
+        As in :func:`triple_product_expectation`.
     samples : int
         Number of random orthonormal sets drawn, ≥ 2.
     random_state : None, int or Generator

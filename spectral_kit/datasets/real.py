@@ -425,16 +425,21 @@ def load_ionosphere(*, download: bool = True) -> RealData:
     Returns
     -------
     RealData
-        X (samples × features), y, the feature and class names.
+        X of shape (351, 34); y is 1 for g(ood) returns.
 
     Examples
     --------
+    Feature a02 is zero in every sample: remove it before ``preprocess_rows``, which
+    refuses constant rows.
+
     >>> from spectral_kit.datasets import DATA_FILES, load_ionosphere
-    >>> [spec.name for spec in DATA_FILES["ionosphere"]]
-    ['ionosphere.data']
+    >>> DATA_FILES["ionosphere"][0].name
+    'ionosphere.data'
     >>> data = load_ionosphere()  # doctest: +SKIP
     >>> data.X.shape, data.target_names  # doctest: +SKIP
     ((351, 34), ('b', 'g'))
+    >>> data.feature_names[1], float(data.X[:, 1].std())  # doctest: +SKIP
+    ('a02', 0.0)
     """
     (path,) = _paths("ionosphere", download)
     X, raw = _csv_with_label(path)
@@ -456,16 +461,17 @@ def load_sonar(*, download: bool = True) -> RealData:
     Returns
     -------
     RealData
-        X (samples × features), y, the feature and class names.
+        X of shape (208, 60), 60 frequency bands; y is 1 for R (rock).
 
     Examples
     --------
+    >>> import numpy as np
     >>> from spectral_kit.datasets import DATA_FILES, load_sonar
-    >>> [spec.name for spec in DATA_FILES["sonar"]]
-    ['sonar.all-data']
+    >>> DATA_FILES["sonar"][0].sha256[:16]
+    'e90434cdbf00fcf9'
     >>> data = load_sonar()  # doctest: +SKIP
-    >>> data.X.shape, data.target_names  # doctest: +SKIP
-    ((208, 60), ('M', 'R'))
+    >>> data.M.shape, data.target_names, np.bincount(data.y).tolist()  # doctest: +SKIP
+    ((60, 208), ('M', 'R'), [111, 97])
     """
     (path,) = _paths("sonar", download)
     X, raw = _csv_with_label(path)
@@ -491,18 +497,17 @@ def load_segmentation(*, part: str = "all", download: bool = True) -> RealData:
     Returns
     -------
     RealData
-        X (samples × features), y, the feature and class names.
+        X of shape (2310, 19) for ``part="all"``; 330 samples of each class.
 
     Examples
     --------
     >>> from spectral_kit.datasets import DATA_FILES, load_segmentation
     >>> [spec.name for spec in DATA_FILES["segmentation"]]
     ['segmentation.data', 'segmentation.test']
-    >>> data = load_segmentation()  # doctest: +SKIP
-    >>> data.X.shape, data.target_names  # doctest: +SKIP
-    ((2310, 19), ('BRICKFACE', 'CEMENT', 'FOLIAGE', 'GRASS', 'PATH', 'SKY', 'WINDOW'))
     >>> load_segmentation(part="train").X.shape  # doctest: +SKIP
     (210, 19)
+    >>> load_segmentation().target_names  # doctest: +SKIP
+    ('BRICKFACE', 'CEMENT', 'FOLIAGE', 'GRASS', 'PATH', 'SKY', 'WINDOW')
     """
     part = check_choice(part, "part", ("all", "train", "test"))
     paths = _paths("segmentation", download)
@@ -537,16 +542,16 @@ def load_spambase(*, download: bool = True) -> RealData:
     Returns
     -------
     RealData
-        X (samples × features), y, the feature and class names.
+        X of shape (4601, 57); y is 1 for spam (1813 of the 4601 e-mails).
 
     Examples
     --------
     >>> from spectral_kit.datasets import DATA_FILES, load_spambase
-    >>> [spec.name for spec in DATA_FILES["spambase"]]
-    ['spambase.data']
-    >>> data = load_spambase()  # doctest: +SKIP
-    >>> data.X.shape, data.target_names  # doctest: +SKIP
-    ((4601, 57), ('non-spam', 'spam'))
+    >>> DATA_FILES["spambase"][0].folder
+    'spambase'
+    >>> spam = load_spambase()  # doctest: +SKIP
+    >>> spam.X.shape, round(float(spam.y.mean()), 3)  # doctest: +SKIP
+    ((4601, 57), 0.394)
     """
     (path,) = _paths("spambase", download)
     X, raw = _csv_with_label(path)
@@ -571,16 +576,19 @@ def load_colon(*, download: bool = True) -> RealData:
     Returns
     -------
     RealData
-        X (samples × features), y, the feature and class names.
+        X of shape (62, 2000) (tissues × genes); y is 1 for the 40 tumour tissues.
 
     Examples
     --------
+    Two files, the expression matrix and the tissue signs:
+
+    >>> import numpy as np
     >>> from spectral_kit.datasets import DATA_FILES, load_colon
     >>> [spec.name for spec in DATA_FILES["colon"]]
     ['I2000.txt', 'tissue.txt']
-    >>> data = load_colon()  # doctest: +SKIP
-    >>> data.X.shape, data.target_names  # doctest: +SKIP
-    ((62, 2000), ('normal', 'tumour'))
+    >>> colon = load_colon()  # doctest: +SKIP
+    >>> colon.M.shape, np.bincount(colon.y).tolist()  # doctest: +SKIP
+    ((2000, 62), [22, 40])
     """
     expr_path, tissue_path = _paths("colon", download)
     X = np.array(expr_path.read_bytes().split(), dtype=np.float64).reshape(2000, 62).T
@@ -604,16 +612,17 @@ def load_ecoli(*, download: bool = True) -> RealData:
     Returns
     -------
     RealData
-        X (samples × features), y, the feature and class names.
+        X of shape (336, 7); two of the eight classes have only two samples.
 
     Examples
     --------
+    >>> import numpy as np
     >>> from spectral_kit.datasets import DATA_FILES, load_ecoli
-    >>> [spec.name for spec in DATA_FILES["ecoli"]]
-    ['ecoli.data']
-    >>> data = load_ecoli()  # doctest: +SKIP
-    >>> data.X.shape, data.target_names  # doctest: +SKIP
-    ((336, 7), ('cp', 'im', 'imL', 'imS', 'imU', 'om', 'omL', 'pp'))
+    >>> len(DATA_FILES["ecoli"][0].urls)
+    2
+    >>> ecoli = load_ecoli()  # doctest: +SKIP
+    >>> dict(zip(ecoli.target_names, np.bincount(ecoli.y).tolist()))  # doctest: +SKIP
+    {'cp': 143, 'im': 77, 'imL': 2, 'imS': 2, 'imU': 35, 'om': 20, 'omL': 5, 'pp': 52}
     """
     (path,) = _paths("ecoli", download)
     rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
@@ -641,19 +650,17 @@ def load_dermatology(*, impute_age: bool = True, download: bool = True) -> RealD
     Returns
     -------
     RealData
-        X (samples × features), y, the feature and class names.
+        X of shape (366, 34) (358 rows without imputation), age last; y in 0…5.
 
     Examples
     --------
     >>> from spectral_kit.datasets import DATA_FILES, load_dermatology
-    >>> [spec.name for spec in DATA_FILES["dermatology"]]
-    ['dermatology.data']
-    >>> data = load_dermatology()  # doctest: +SKIP
-    >>> data.X.shape, data.target_names  # doctest: +SKIP
-    ((366, 34), ('psoriasis', 'seborrheic dermatitis', 'lichen planus', 'pityriasis rosea',
-     'chronic dermatitis', 'pityriasis rubra pilaris'))
+    >>> DATA_FILES["dermatology"][0].urls[0].rsplit("/", 1)[-1]
+    'dermatology.data'
     >>> load_dermatology(impute_age=False).X.shape  # doctest: +SKIP
     (358, 34)
+    >>> load_dermatology().feature_names[-1]  # doctest: +SKIP
+    'age'
     """
     (path,) = _paths("dermatology", download)
     rows = [line.strip().split(",") for line in path.read_text().splitlines() if line.strip()]

@@ -164,12 +164,8 @@ def make_wolf_bileschi_fig2(
 
     Parameters
     ----------
-    n_irrelevant : int
-        Number of permuted coordinates (the report: 200).
-    sigma : float
-        Scale of the cluster standard deviations.
-    random_state : None, int or Generator
-        Seed of the draws.
+    n_irrelevant, sigma, random_state
+        As in :func:`make_wolf_bileschi_fig1`.
 
     Returns
     -------

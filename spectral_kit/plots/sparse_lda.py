@@ -159,34 +159,26 @@ def update_interlacing(
     ----------
     artists : dict
         What :func:`plot_interlacing` returned.
-    interlacing : Interlacing
-        The new result of :func:`spectral_kit.sparse_lda.interlacing`.
-    spacing : float
-        Horizontal distance between columns.
+    interlacing, spacing
+        As in :func:`plot_interlacing`.
     rescale : bool
         Fit the axes to the new values.
 
-    Returns
-    -------
-    None
-        The artists are changed in place.
-
     Examples
     --------
-    A support of two features, drawn at x = 0.5 and 1 (``spacing=1/k``):
+    With a diagonal A and B = I the sub-eigenvalues of a support are its diagonal entries;
+    a support of two features is drawn at x = 0.5 and 1 (``spacing=1/k``):
 
     >>> import matplotlib.pyplot as plt
     >>> import numpy as np
     >>> from spectral_kit.plots import plot_interlacing, update_interlacing
     >>> from spectral_kit.sparse_lda import interlacing
-    >>> rng = np.random.default_rng(0)
-    >>> X, Y = rng.standard_normal((40, 6)), rng.standard_normal((40, 6))
-    >>> A, B = X.T @ X / 40, Y.T @ Y / 40 + np.eye(6)
+    >>> A = np.diag([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
     >>> fig, ax = plt.subplots()
-    >>> artists = plot_interlacing(ax, interlacing(A, B, [0, 2, 3]))
-    >>> update_interlacing(artists, interlacing(A, B, [1, 4]), spacing=0.5)
-    >>> artists["sub"].get_xdata().tolist(), len(artists["brackets"].get_segments())
-    ([0.5, 1.0], 2)
+    >>> artists = plot_interlacing(ax, interlacing(A, np.eye(6), [0, 2, 3]))
+    >>> update_interlacing(artists, interlacing(A, np.eye(6), [1, 4]), spacing=0.5)
+    >>> artists["sub"].get_xdata().tolist(), artists["sub"].get_ydata().tolist()
+    ([0.5, 1.0], [2.0, 5.0])
     >>> plt.close(fig)
     """
     check_result(interlacing, "interlacing", ("spectrum", "sub", "lower", "upper"),
@@ -286,21 +278,10 @@ def update_lambda_vs_k(
     ----------
     artists : dict
         What :func:`plot_lambda_vs_k` returned.
-    ks : array-like of int
-        Cardinalities.
-    curves : mapping of str to array-like
-        Method name → value at each k.
-    lower : array-like
-        λ_k(A, B) at each k.
-    upper : float or array-like
-        λ_n(A, B).
+    ks, curves, lower, upper
+        As in :func:`plot_lambda_vs_k`; a curve left out is hidden.
     rescale : bool
         Fit the axes to the new values.
-
-    Returns
-    -------
-    None
-        The artists are changed in place.
 
     Examples
     --------
@@ -401,16 +382,8 @@ def update_optimality_ratio(artists: dict[str, Any], ks: Any, ratios: Mapping[st
     ----------
     artists : dict
         What :func:`plot_optimality_ratio` returned.
-    ks : array-like of int
-        Cardinalities.
-    ratios : mapping of str to array-like
-        Method name → mean optimality ratio at each k.
-
-    Returns
-    -------
-    None
-        The artists are changed in place; the ratio axis reaches down to the lowest ratio
-        (0.85 at least).
+    ks, ratios
+        As in :func:`plot_optimality_ratio`.
 
     Examples
     --------
@@ -495,19 +468,8 @@ def update_error_vs_k(
     ----------
     artists : dict
         What :func:`plot_error_vs_k` returned.
-    ks : array-like of int
-        Cardinalities.
-    errors : mapping of str to array-like
-        Method name → mean error at each k.
-    spread : mapping of str to array-like, optional
-        Method name → half-width of its band; a method without one hides its band.
-    published : mapping of str to (ks, values), optional
-        Published points.
-
-    Returns
-    -------
-    None
-        The artists are changed in place.
+    ks, errors, spread, published
+        As in :func:`plot_error_vs_k`; a method without a spread hides its band.
 
     Examples
     --------

@@ -105,12 +105,8 @@ class EigengapArtists:
 
         Parameters
         ----------
-        eigenvalues : array-like
-            Eigenvalues of A (any order).
-        threshold : float
-            ``4·λ₁(E)``.
-        stable_ks : iterable of int, optional
-            Defaults to the k whose gap exceeds the threshold.
+        eigenvalues, threshold, stable_ks
+            As in :func:`plot_eigengaps`.
         rescale : bool
             Fit the axes to the new values.
         """
@@ -234,12 +230,8 @@ class StewartArtists:
 
         Parameters
         ----------
-        ks : array-like of int
-            Subspace dimensions.
-        bounds : array-like of float or None
-            The bound for each k; None (or NaN) where the theorem's conditions fail.
-        observed : array-like of shape (B, len(ks)) or (len(ks),)
-            Distances observed per resample and k.
+        ks, bounds, observed
+            As in :func:`plot_stewart_bound`.
         rescale : bool
             Fit the k axis to the new values.
         """
@@ -343,10 +335,9 @@ class IntervalWidthArtists:
     >>> import matplotlib.pyplot as plt
     >>> import numpy as np
     >>> from spectral_kit.plots import plot_interval_widths
-    >>> lower = np.array([[1.0, 0.2], [0.2, 2.0]])
     >>> fig, ax = plt.subplots()
-    >>> artists = plot_interval_widths(ax, lower, lower + 0.5)
-    >>> artists.update(lower, lower + np.array([[0.5, 0.1], [0.1, 0.2]]))
+    >>> artists = plot_interval_widths(ax, np.zeros((2, 2)), np.ones((2, 2)))
+    >>> artists.update(np.eye(2), np.eye(2) + [[0.5, 0.1], [0.1, 0.2]])
     >>> artists.image.get_array().tolist(), artists.image.get_clim()
     ([[0.5, 0.1], [0.1, 0.2]], (0.0, 0.5))
     >>> plt.close(fig)
@@ -453,12 +444,14 @@ class TrajectoryArtists:
     >>> import numpy as np
     >>> from spectral_kit.plots import plot_sbs_trajectory
     >>> from spectral_kit.stability import sbs
-    >>> rng = np.random.default_rng(0)
-    >>> latent = rng.normal(size=(300, 1))
-    >>> X = np.hstack([latent + 0.1 * rng.normal(size=(300, 4)), rng.normal(size=(300, 3))])
+    >>> rng = np.random.default_rng(1)
+    >>> z = rng.normal(size=(200, 1))
+    >>> X = np.hstack([z + 0.1 * rng.normal(size=(200, 3)), rng.normal(size=(200, 2))])
     >>> fig, ax = plt.subplots()
-    >>> artists = plot_sbs_trajectory(ax, sbs(X, n_resamples=200, random_state=0))
-    >>> artists.update(sbs(X[:, :4], n_resamples=200, random_state=0))
+    >>> artists = plot_sbs_trajectory(ax, sbs(X, n_resamples=100, random_state=0))
+    >>> artists.gap.get_xdata().tolist(), artists.stable.get_xdata().tolist()
+    ([0.0, 1.0, 2.0, 3.0], [])
+    >>> artists.update(sbs(X[:, :3], n_resamples=100, random_state=0))
     >>> artists.gap.get_xdata().tolist(), artists.stable.get_xdata().tolist()
     ([0.0], [0.0])
     >>> plt.close(fig)
@@ -591,12 +584,8 @@ class BootstrapHistogramArtists:
 
         Parameters
         ----------
-        values : array-like
-            The entry's value in every resample.
-        estimate : float
-            The entry's value on the data.
-        lower, upper : float
-            The ends of its interval.
+        values, estimate, lower, upper
+            As in :func:`plot_bootstrap_histogram`.
         """
         vals, estimate, lower, upper = _histogram_inputs(values, estimate, lower, upper)
         counts, _ = np.histogram(vals, bins=self.bins)
@@ -729,18 +718,8 @@ class PerturbationArtists:
 
         Parameters
         ----------
-        perturbation_norms : array-like of shape (B,)
-            ``‖A*_b − A‖₂`` of each resample.
-        distances : array-like of shape (B,)
-            Distance moved by the top-k space in each resample.
-        eigenvalues : array-like
-            Eigenvalues of A (any order).
-        k : int
-            Dimension of the eigenvector space.
-        norm_E : float
-            ``‖E‖₂``.
-        stewart_E : float, optional
-            Theorem 1's bound for A + E (the star); None hides it.
+        perturbation_norms, distances, eigenvalues, k, norm_E, stewart_E
+            As in :func:`plot_perturbation_distances` (``stewart_E=None`` hides the star).
         rescale : bool
             Fit the ε axis to the new values.
         """

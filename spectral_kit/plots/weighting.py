@@ -162,19 +162,12 @@ def update_cluster_projection(
     ----------
     artists : dict
         What :func:`plot_cluster_projection` returned.
-    embedding : array-like of shape (n_samples, ≥ 2)
-        The new coordinates.
+    embedding, normalize
+        As in :func:`plot_cluster_projection`.
     labels : array-like of shape (n_samples,), optional
         New clusters; the colours stay when omitted.
-    normalize : bool
-        Divide by the largest ``|coordinate|``.
     rescale : bool
         Fit the axes to the new points.
-
-    Returns
-    -------
-    None
-        The points are moved in place.
 
     Examples
     --------
@@ -303,11 +296,6 @@ def update_variable_weights(artists: dict[str, Any], alpha: object) -> None:
         What :func:`plot_variable_weights` returned.
     alpha : array-like
         The new weights, at least as many as bars are shown (the first ones are drawn).
-
-    Returns
-    -------
-    None
-        The bars are changed in place.
 
     Examples
     --------
@@ -450,19 +438,10 @@ def update_spectrum_vs_bulk(
     ----------
     artists : dict
         What :func:`plot_spectrum_vs_bulk` returned.
-    eigenvalues : array-like
-        The new eigenvalues of A.
-    detect : Detectability
-        The new prediction (:func:`spectral_kit.weighting.detectability`).
-    normalize : bool
-        Divide by the top eigenvalue.
+    eigenvalues, detect, normalize
+        As in :func:`plot_spectrum_vs_bulk`.
     rescale : bool
         Fit the axes to the new values.
-
-    Returns
-    -------
-    None
-        The histogram and the lines are changed in place.
 
     Examples
     --------
@@ -630,19 +609,10 @@ def update_detectability(
     ----------
     artists : dict
         What :func:`plot_detectability` returned.
-    signal : float
-        θ ≥ 0.
-    n_samples : int
-        q.
-    n_irrelevant : int
-        The new current n₂.
+    signal, n_samples, n_irrelevant
+        As in :func:`plot_detectability`; ``n_irrelevant`` is the new current n₂.
     rescale : bool
         Fit the vertical axis to the new values.
-
-    Returns
-    -------
-    None
-        The lines and the marker are moved in place.
 
     Examples
     --------

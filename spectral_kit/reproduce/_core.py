@@ -922,14 +922,8 @@ def compare_claim(
         The interval of a single ``difference``.
     test : str, optional
         How the kit decides the claim, in words.
-    note : str
-        Caveats and the kit's choices.
-    source : str
-        Where the claim is printed, for a claim without a quote.
-    n : int, optional
-        Number of repeats behind a single ``difference``.
-    final_in_quick : bool
-        Quick mode computes this row exactly as full mode does.
+    note, source, n, final_in_quick
+        As in :func:`compare` (``n``: the repeats behind a single ``difference``).
 
     Returns
     -------
@@ -1021,23 +1015,13 @@ def compare_claim_band(
         The reading and its tolerances, in words.
     rtol, close_rtol, atol, at_least, at_most
         The bands around ``reading``, as in :func:`compare`.
-    samples : array-like, optional
-        Per-draw values whose mean is ``ours``.
-    ci : (float, float), optional
-        Our 95 % interval when ``ours`` is not a mean.
-    n : int, optional
-        Number of draws.
-    note : str
-        Caveats and the kit's choices.
-    source : str
-        Where the claim is printed, for a claim without a quote.
-    final_in_quick : bool
-        Quick mode computes this row exactly as full mode does.
+    samples, ci, n, note, source, final_in_quick
+        As in :func:`compare`.
 
     Returns
     -------
     Comparison
-        A claim row (``kind="claim"``) with its verdict.
+        A claim row whose verdict follows the band rules; its published cell is the claim.
 
     Examples
     --------
