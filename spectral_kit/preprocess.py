@@ -17,9 +17,28 @@ __all__ = ["preprocess_rows", "row_norms", "row_variances", "scaled_row_variance
 def row_norms(M: np.ndarray) -> np.ndarray:
     """Euclidean norm of every row of ``M``, safe from over- and underflow.
 
-    Each row is divided by its largest |entry| before squaring (as LAPACK's ``dnrm2`` does),
-    so rows of entries near 1e±300 get their true norm rather than inf or 0. A norm that is
-    itself beyond the float range comes back as inf.
+    Each row is divided by its largest ``|entry|`` before squaring (as LAPACK's ``dnrm2``
+    does), so rows of entries near 1e±300 get their true norm rather than inf or 0. A norm
+    that is itself beyond the float range comes back as inf.
+
+    Parameters
+    ----------
+    M : array-like of shape (n_rows, n_columns)
+        Finite values; zero columns are allowed (every norm is then 0).
+
+    Returns
+    -------
+    ndarray of shape (n_rows,)
+        The L2 norm of every row.
+
+    Examples
+    --------
+    The 3-4-5 triangle at three scales; squaring 3e200 or 3e-200 would over- or underflow:
+
+    >>> import numpy as np
+    >>> from spectral_kit.preprocess import row_norms
+    >>> row_norms(np.array([[3.0, 4.0], [3e200, 4e200], [3e-200, 4e-200]]))
+    array([5.e+000, 5.e+200, 5.e-200])
     """
     M = check_array(M, "M", min_cols=0)
     scale = max_abs(M, axis=1) if M.shape[1] else np.zeros(M.shape[0])
@@ -33,10 +52,38 @@ def row_norms(M: np.ndarray) -> np.ndarray:
 
 def scaled_row_variances(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Variance of every row as ``(v, e)`` with ``var(m_i) = v_i · 4^e_i``, free of over- and
-    underflow: each row is divided by a power of two near its max |entry| first.
+    underflow: each row is divided by a power of two near its max ``|entry|`` first.
 
     Ratios of variances (``ldexp(v_a / v_b, 2 (e_a − e_b))``) stay exact where the variances
     themselves would leave float64's range.
+
+    Parameters
+    ----------
+    M : array-like of shape (n_rows, n_columns)
+        Finite values.
+
+    Returns
+    -------
+    v : ndarray of shape (n_rows,)
+        The variance of every row after its scaling (population variance, ``ddof=0``).
+    e : ndarray of int, shape (n_rows,)
+        The binary exponent each row was divided by: ``var(m_i) = v_i · 4^e_i``.
+
+    Examples
+    --------
+    Two rows whose variances (about 1e600) overflow float64; their ratio does not:
+
+    >>> import numpy as np
+    >>> from spectral_kit.preprocess import scaled_row_variances
+    >>> v, e = scaled_row_variances(np.array([[1e300, -1e300], [2e300, -2e300]]))
+    >>> float(np.ldexp(v[0] / v[1], 2 * (e[0] - e[1])))
+    0.25
+
+    At ordinary scales ``v · 4^e`` is NumPy's variance:
+
+    >>> v, e = scaled_row_variances(np.array([[1.0, 3.0, 8.0]]))
+    >>> round(float(np.ldexp(v[0], 2 * e[0])), 4), round(float(np.var([1.0, 3.0, 8.0])), 4)
+    (8.6667, 8.6667)
     """
     M = check_array(M, "M")
     scale = max_abs(M, axis=1)
@@ -45,7 +92,38 @@ def scaled_row_variances(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def row_variances(M: np.ndarray, what: str = "the variances of M's rows") -> np.ndarray:
-    """Variance of every row, computed scale-safely; ValueError when one leaves float64."""
+    """Variance of every row, computed scale-safely; ValueError when one leaves float64.
+
+    Parameters
+    ----------
+    M : array-like of shape (n_rows, n_columns)
+        Finite values.
+    what : str
+        What the variances are, for the error message.
+
+    Returns
+    -------
+    ndarray of shape (n_rows,)
+        The population variance (``ddof=0``) of every row, as ``M.var(axis=1)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.preprocess import row_variances
+    >>> M = np.array([[1.0, 2.0, 3.0], [4.0, 4.0, 10.0]])
+    >>> np.round(row_variances(M), 4)
+    array([0.6667, 8.    ])
+    >>> np.round(M.var(axis=1), 4)
+    array([0.6667, 8.    ])
+
+    Entries near 1e-200 have variances near 1e-400, below float64's range, and are refused
+    rather than returned as 0:
+
+    >>> row_variances(1e-200 * M)
+    Traceback (most recent call last):
+    ...
+    ValueError: the variances of M's rows underflows float64 ...
+    """
     v, e = scaled_row_variances(M)
     return unscale(v, 2 * e, what)
 
@@ -61,7 +139,7 @@ def preprocess_rows(
     """Centre each feature row at zero and scale it to unit L2 norm.
 
     Both steps are invariant to the scale of a row, and they are computed so: each row is
-    first divided by its largest |entry| (a power of two near it, which is exact), so rows
+    first divided by its largest ``|entry|`` (a power of two near it, which is exact), so rows
     with entries anywhere in float64's range (1e−300 … 1e308) give the same result as the
     same rows at scale 1.
 
@@ -88,6 +166,23 @@ def preprocess_rows(
     ValueError
         On NaN/inf, fewer than ``min_samples`` samples, or a row that has zero norm after
         centring (a constant feature), which cannot be normalised.
+
+    Examples
+    --------
+    Two features (rows) seen on three samples (columns): each comes back with mean 0 and
+    norm 1, whatever its scale.
+
+    >>> import numpy as np
+    >>> from spectral_kit.preprocess import preprocess_rows
+    >>> M = np.array([[1.0, 2.0, 3.0], [4.0, 4.0, 10.0]])
+    >>> P = preprocess_rows(M)
+    >>> np.round(P, 4)
+    array([[-0.7071,  0.    ,  0.7071],
+           [-0.4082, -0.4082,  0.8165]])
+    >>> bool(np.allclose(P.mean(axis=1), 0)), np.round(np.linalg.norm(P, axis=1), 12)
+    (True, array([1., 1.]))
+    >>> bool(np.allclose(preprocess_rows(1e-250 * M), P))
+    True
     """
     M = check_array(
         M, name, min_rows=1, min_cols=min_samples, rows_label="features (rows)",

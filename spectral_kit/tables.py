@@ -30,7 +30,31 @@ def _format(value: Any, digits: int) -> str:
 
 
 class Table:
-    """Rows under a header, with an optional caption; see :func:`table`."""
+    """Rows under a header, with an optional caption; see :func:`table`.
+
+    Shown as HTML by a notebook (``_repr_html_``) and as aligned text by ``print``.
+
+    Parameters
+    ----------
+    header : sequence of str
+        The column names.
+    rows : sequence of sequences of str
+        The cells, already formatted (:func:`table` formats numbers).
+    caption : str
+        A line above the table.
+
+    Examples
+    --------
+    >>> from spectral_kit.tables import Table
+    >>> t = Table(["data set", "n"], [["sonar", "60"], ["ionosphere", "34"]], "features")
+    >>> print(t)
+    features
+      data set   n
+         sonar  60
+    ionosphere  34
+    >>> t._repr_html_().startswith("<table class='spectral-kit-table'><caption>features<")
+    True
+    """
 
     def __init__(self, header: Sequence[str], rows: Sequence[Sequence[str]], caption: str = ""):
         self.header = [str(h) for h in header]
@@ -66,9 +90,27 @@ def table(rows: Sequence[Sequence[Any]], header: Sequence[str], *, caption: str 
     rows : sequence of sequences
         One sequence of values per row, as many as ``header`` has names.
     header : sequence of str
+        The column names.
     caption : str
+        A line above the table.
     digits : int or sequence of int
         Decimals of floats, for all columns or one number per column.
+
+    Returns
+    -------
+    Table
+        Shown as HTML in a notebook, as aligned text by ``print``; booleans read "yes" or
+        "no".
+
+    Examples
+    --------
+    >>> from spectral_kit.tables import table
+    >>> print(table([["Q-α", 0.0412, True], ["PCA", 0.31, False], ["SVM", None, True]],
+    ...             ["method", "error", "sparse"], digits=[0, 2, 0]))
+    method  error  sparse
+       Q-α   0.04     yes
+       PCA   0.31      no
+       SVM      —     yes
     """
     header = list(header)
     if not header:

@@ -63,6 +63,25 @@ def narayana_moment(k: int, ratio: float) -> float:
         Order of the moment, k ≥ 1.
     ratio : float
         c = n / q > 0.
+
+    Returns
+    -------
+    float
+        ``m_k``; ``m_1 = 1``, ``m_2 = 1 + c``, ``m_3 = 1 + 3c + c²``.
+
+    Examples
+    --------
+    >>> from spectral_kit.theory import narayana_moment
+    >>> narayana_moment(2, 0.5), narayana_moment(3, 0.5)
+    (1.5, 2.75)
+
+    Against a simulated Wishart matrix with n = 200 and q = 400:
+
+    >>> import numpy as np
+    >>> M = np.random.default_rng(0).standard_normal((200, 400))
+    >>> W = M @ M.T / 400
+    >>> round(float(np.trace(W @ W @ W)) / 200, 2)
+    2.73
     """
     k = check_int(k, "k", low=1, high=1000,
                   hint="Moments beyond the 1000th overflow float64 for any ratio ≥ 1.")
@@ -78,7 +97,34 @@ def narayana_moment(k: int, ratio: float) -> float:
 
 
 def wishart_second_moment(n: int, q: int) -> float:
-    """``(1/n) E trace(W²) ≈ 1 + n/q`` for ``W = (1/q) M Mᵀ`` (Sec. 4.2)."""
+    """``(1/n) E trace(W²) ≈ 1 + n/q`` for ``W = (1/q) M Mᵀ`` (Sec. 4.2).
+
+    Wolf & Shashua (2005, Sec. 4.2) use it for the numerator of Lemma 13: for n₂ i.i.d.
+    irrelevant features ``Σγ_i² ≈ n₂(1 + n₂/q)``.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows of M (features), ≥ 1.
+    q : int
+        Number of columns of M (samples), ≥ 1.
+
+    Returns
+    -------
+    float
+        ``1 + n/q``, the second Narayana moment (:func:`narayana_moment` with k = 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.theory import wishart_second_moment
+    >>> wishart_second_moment(200, 400)
+    1.5
+    >>> M = np.random.default_rng(0).standard_normal((200, 400))
+    >>> W = M @ M.T / 400
+    >>> round(float(np.trace(W @ W)) / 200, 3)
+    1.494
+    """
     n = check_int(n, "n", low=1)
     q = check_int(q, "q", low=1)
     return narayana_moment(2, n / q)
@@ -91,6 +137,20 @@ def wishart_top_eigenvalue(n2: int, q: int, *, variance: float | None = None) ->
     variance ``σ² = 1/q`` by default -- the setting of Wolf & Bileschi (2005, Sec. 2), where
     every irrelevant feature has expected squared norm 1.
 
+    Parameters
+    ----------
+    n2 : int
+        Number of noise rows n₂ (the irrelevant features), ≥ 1.
+    q : int
+        Number of columns (samples), ≥ 1.
+    variance : float, optional
+        Variance σ² of the entries; default 1/q.
+
+    Returns
+    -------
+    float
+        ``σ² (√n₂ + √q)²``.
+
     Notes
     -----
     The report prints this mean as ``n₂/q² (√n₂ + √q)²``, which is the expression above
@@ -98,6 +158,21 @@ def wishart_top_eigenvalue(n2: int, q: int, *, variance: float | None = None) ->
     entry of A₂ is a sum of n₂ squares of variance 1/q, whose mean is n₂/q). Simulation
     agrees with the Marchenko–Pastur value; :func:`wishart_top_eigenvalue_as_printed`
     returns the printed expression for comparison.
+
+    Examples
+    --------
+    200 noise features seen on q = 100 samples, entries of variance 1/q:
+
+    >>> import numpy as np
+    >>> from spectral_kit.theory import wishart_top_eigenvalue
+    >>> round(wishart_top_eigenvalue(200, 100), 3)
+    5.828
+    >>> M2 = np.random.default_rng(0).standard_normal((200, 100)) / np.sqrt(100)
+    >>> round(float(np.linalg.eigvalsh(M2.T @ M2)[-1]), 2)
+    5.43
+
+    The simulated top eigenvalue lies a little below the edge at this size (the edge is
+    the limit as n₂ and q grow), and far from the printed expression's 11.66.
     """
     n2 = check_int(n2, "n2", low=1)
     q = check_int(q, "q", low=1)
@@ -115,7 +190,32 @@ def wishart_top_eigenvalue(n2: int, q: int, *, variance: float | None = None) ->
 
 
 def wishart_top_eigenvalue_as_printed(n2: int, q: int) -> float:
-    """The expression ``n₂/q² (√n₂ + √q)²`` exactly as printed in Wolf & Bileschi (2005)."""
+    """The expression ``n₂/q² (√n₂ + √q)²`` exactly as printed in Wolf & Bileschi (2005).
+
+    Sec. 2 of the report, for the mean top eigenvalue of ``A₂ = M₂ᵀM₂``; it is
+    :func:`wishart_top_eigenvalue` times n₂/q (see the Notes there).
+
+    Parameters
+    ----------
+    n2 : int
+        Number of noise rows n₂, ≥ 1.
+    q : int
+        Number of columns (samples), ≥ 1.
+
+    Returns
+    -------
+    float
+        ``n₂/q² (√n₂ + √q)²``.
+
+    Examples
+    --------
+    >>> from spectral_kit.theory import (
+    ...     wishart_top_eigenvalue, wishart_top_eigenvalue_as_printed)
+    >>> round(wishart_top_eigenvalue_as_printed(200, 100), 3)
+    11.657
+    >>> round(wishart_top_eigenvalue(200, 100) * 200 / 100, 3)
+    11.657
+    """
     n2 = check_int(n2, "n2", low=1)
     q = check_int(q, "q", low=1)
     return float(n2 / q**2 * (np.sqrt(n2) + np.sqrt(q)) ** 2)
@@ -135,15 +235,32 @@ _CACHE_BYTES = 64 * 2**20
 class PositivityResult:
     """Monte-Carlo estimate of P(leading eigenvector is same-sign), per n.
 
+    What :func:`positivity_probability` returns: the curve of Fig. 2a of Wolf & Shashua
+    (2005) for Theorem 10.
+
     Attributes
     ----------
     n : ndarray of int
+        The matrix sizes simulated.
     probability, lower, upper : ndarray
         Estimated probability and its Wilson score interval at ``confidence``.
     successes, trials : ndarray of int
+        Same-sign leading eigenvectors found, and matrices drawn, per n.
     ratio : float
         μ/σ, the only parameter the probability depends on besides n.
     confidence : float
+        Level of the interval.
+
+    Examples
+    --------
+    >>> from spectral_kit.theory import positivity_probability
+    >>> res = positivity_probability([5, 20, 40], mu=1.0, sigma=2.0, trials=100)
+    >>> res.ratio, res.successes.tolist(), res.trials.tolist()
+    (0.5, [42, 65, 95], [100, 100, 100])
+    >>> res.probability.tolist()
+    [0.42, 0.65, 0.95]
+    >>> bool((res.lower <= res.probability).all() and (res.probability <= res.upper).all())
+    True
     """
 
     n: np.ndarray
@@ -211,9 +328,33 @@ class PositivitySampler:
 
     The leading eigenvector of ``G = μJ + σS`` (J all-ones, S symmetric standard normal) is
     that of ``S + (μ/σ) J``: it depends on n and the ratio r = μ/σ only. For n up to
-    :data:`CACHE_MAX_N` the eigendecompositions ``S = V Λ Vᵀ`` are computed once per block
+    ``CACHE_MAX_N`` (160) the eigendecompositions ``S = V Λ Vᵀ`` are computed once per block
     and cached; any r then costs only a secular equation and ``v ∝ V (tI − Λ)⁻¹ Vᵀ1``, which
     is what makes the μ and σ sliders instant. Larger n are solved directly per r.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the matrices: trial t of size n is always the same matrix for a seed.
+    cache_bytes : int
+        Largest memory (bytes) the cached eigendecompositions may take (64 MiB by default).
+
+    Examples
+    --------
+    Same-sign leading eigenvectors among 100 matrices of size 10, for μ/σ = 1 and 2:
+
+    >>> from spectral_kit.theory import PositivitySampler
+    >>> sampler = PositivitySampler(seed=0)
+    >>> sampler.count(10, 1.0, 100)
+    (99, 100)
+    >>> sampler.count(10, 2.0, 100)
+    (100, 100)
+
+    One of the matrices itself, for a picture (sign chosen so that its entries sum ≥ 0):
+
+    >>> v = sampler.leading_eigenvector(10, 2.0)
+    >>> v.shape, bool((v > 0).all())
+    ((10,), True)
     """
 
     def __init__(self, seed: int = 0, cache_bytes: int = _CACHE_BYTES):
@@ -242,11 +383,39 @@ class PositivitySampler:
         return entry
 
     def block_positive(self, n: int, ratio: float, block: int) -> np.ndarray:
-        """Same-sign indicator of the leading eigenvector for the BLOCK trials of a block."""
+        """Same-sign indicator of the leading eigenvector for the BLOCK trials of a block.
+
+        Parameters
+        ----------
+        n : int
+            Matrix size.
+        ratio : float
+            μ/σ.
+        block : int
+            Block index: trials ``block·25 … block·25 + 24``.
+
+        Returns
+        -------
+        ndarray of bool, shape (25,)
+            True where the leading eigenvector is same-sign.
+        """
         return self.blocks_positive(n, ratio, [block])
 
     def blocks_positive(self, n: int, ratio: float, blocks: list[int]) -> np.ndarray:
-        """Same-sign indicators for several blocks, solved together (one secular solve)."""
+        """Same-sign indicators for several blocks, solved together (one secular solve).
+
+        Parameters
+        ----------
+        n, ratio
+            As in :meth:`block_positive`.
+        blocks : list of int
+            Block indices.
+
+        Returns
+        -------
+        ndarray of bool, shape (25 · len(blocks),)
+            True where the leading eigenvector is same-sign, block after block.
+        """
         if n == 1:
             return np.ones(BLOCK * len(blocks), dtype=bool)
         if n > CACHE_MAX_N:
@@ -289,7 +458,22 @@ class PositivitySampler:
         return bool(_same_sign(v[:, 0]))
 
     def leading_eigenvector(self, n: int, ratio: float, trial: int = 0) -> np.ndarray:
-        """The leading eigenvector of one sampled ``S + r J`` (trial index within block 0…)."""
+        """The leading eigenvector of one sampled ``S + r J`` (trial index within block 0…).
+
+        Parameters
+        ----------
+        n : int
+            Matrix size.
+        ratio : float
+            r = μ/σ.
+        trial : int
+            Which trial's matrix (the same one :meth:`count` uses).
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The unit eigenvector, signed so that its entries sum to ≥ 0.
+        """
         G = self._matrix(n, trial) + ratio
         _, v = scipy.linalg.eigh(G, subset_by_index=[n - 1, n - 1], check_finite=False)
         v = v[:, 0]
@@ -302,6 +486,22 @@ class PositivitySampler:
 
         With a ``deadline`` (a ``time.perf_counter()`` value) the work stops at the first
         block boundary after it, so a caller can refine an estimate progressively.
+
+        Parameters
+        ----------
+        n, ratio
+            As in :meth:`block_positive`.
+        trials : int
+            One past the last trial to count.
+        start : int
+            The first trial to count.
+        deadline : float, optional
+            A ``time.perf_counter()`` value after which to stop.
+
+        Returns
+        -------
+        (int, int)
+            Same-sign leading eigenvectors found, and trials done.
         """
         if start >= trials:
             return 0, 0
@@ -376,10 +576,20 @@ def positivity_probability(
 
     Examples
     --------
-    >>> from spectral_kit.theory import positivity_probability
+    The setting of Fig. 2a (μ = 1/6, σ = √2/6), where the paper reads the probability as
+    above 0.99 for n > 20:
+
+    >>> from spectral_kit.theory import positivity_prediction, positivity_probability
     >>> res = positivity_probability([5, 50], mu=1/6, sigma=2**0.5/6, trials=200)
-    >>> bool(res.probability[1] > 0.95)
-    True
+    >>> res.probability.tolist()
+    [0.625, 1.0]
+    >>> [round(float(p), 3) for p in res.lower]
+    [0.556, 0.981]
+
+    The large-n prediction agrees without a simulation:
+
+    >>> [round(float(p), 3) for p in positivity_prediction([5, 50], 1/6, 2**0.5/6)]
+    [0.557, 1.0]
     """
     sizes = np.atleast_1d(_check_sizes(n))
     mu = check_finite_scalar(mu, "mu")
@@ -429,6 +639,29 @@ def positivity_prediction(n: int | object, mu: float, sigma: float) -> np.ndarra
     standard normal g_i; all are positive with probability ``Φ(a/sqrt(1−a²))ⁿ``. For θ ≤ 1
     the eigenvector carries no trace of the mean and the probability vanishes. Not in the
     paper: a check on its Monte-Carlo statements (Sec. 4.1) that needs no simulation.
+
+    Parameters
+    ----------
+    n, mu, sigma
+        As in :func:`positivity_probability`.
+
+    Returns
+    -------
+    ndarray
+        The predicted probability per n (the shape of ``n``).
+
+    Examples
+    --------
+    Fig. 2a's setting, and the paper's second simulation (μ = 0.1, σ = 1), of which it
+    says "the probability is above 0.99 starting from n = 500": the prediction reaches 0.99
+    only near n = 2100 (the reproduction ``wolf-shashua-2005/positivity`` finds the same by
+    simulation).
+
+    >>> from spectral_kit.theory import positivity_prediction
+    >>> [round(float(p), 3) for p in positivity_prediction([10, 20, 30], 1/6, 2**0.5/6)]
+    [0.794, 0.973, 0.997]
+    >>> [round(float(p), 3) for p in positivity_prediction([500, 1000, 2100], 0.1, 1.0)]
+    [0.0, 0.259, 0.992]
     """
     sizes = _check_sizes(n).astype(np.float64)
     mu = check_finite_scalar(mu, "mu")
@@ -441,7 +674,34 @@ def positivity_prediction(n: int | object, mu: float, sigma: float) -> np.ndarra
 
 def smallest_n_above(level: float, n: np.ndarray, values: np.ndarray) -> int | None:
     """Smallest n from which every value (an estimate or a confidence bound) stays above
-    ``level``, or None when the last one does not."""
+    ``level``, or None when the last one does not.
+
+    How the kit reads statements such as "for n > 20 the probability becomes very close to
+    1 (above 0.99)" (Wolf & Shashua 2005, Sec. 4.1) off a simulated curve.
+
+    Parameters
+    ----------
+    level : float
+        The level the values must exceed.
+    n : array-like of shape (m,)
+        The sizes, increasing.
+    values : array-like of shape (m,)
+        The value at each size.
+
+    Returns
+    -------
+    int or None
+        The first n of the last run of values above ``level``; None when the value at the
+        largest n is not above it.
+
+    Examples
+    --------
+    >>> from spectral_kit.theory import smallest_n_above
+    >>> smallest_n_above(0.99, [5, 10, 20, 40, 80], [0.6, 0.995, 0.98, 0.992, 0.999])
+    40
+    >>> smallest_n_above(0.99, [5, 10], [0.6, 0.9]) is None
+    True
+    """
     level = check_finite_scalar(level, "level")
     vals = check_array(values, "values", ndim=1)
     sizes = np.asarray(n) if not isinstance(n, (str, bytes, dict)) else np.asarray([])
@@ -461,7 +721,31 @@ def smallest_n_above(level: float, n: np.ndarray, values: np.ndarray) -> int | N
 
 @dataclass(frozen=True)
 class MonteCarloEstimate:
-    """A Monte-Carlo mean with its standard error and the closed form it estimates."""
+    """A Monte-Carlo mean with its standard error and the closed form it estimates.
+
+    What :func:`triple_product_monte_carlo` returns (Props. 8–9 of Wolf & Shashua 2005).
+
+    Attributes
+    ----------
+    mean : float
+        Average over the samples.
+    stderr : float
+        Standard error of the mean (sample standard deviation / √samples).
+    exact : float
+        The closed form the mean estimates.
+    samples : int
+        How many random draws the mean is over.
+
+    Examples
+    --------
+    >>> from spectral_kit.theory import triple_product_monte_carlo
+    >>> est = triple_product_monte_carlo([1, 0, 0, 0], [1, 1, 0, 0], k=2, samples=5000,
+    ...                                  random_state=0)
+    >>> round(est.mean, 3), round(est.exact, 3), est.samples
+    (0.253, 0.25, 5000)
+    >>> abs(est.z_score) < 3
+    True
+    """
 
     mean: float
     stderr: float
@@ -488,7 +772,26 @@ def _unit(v: object, name: str) -> np.ndarray:
 def triple_product(a: object, b: object, c: object) -> float:
     """``f = (aᵀb)(aᵀc)(bᵀc)`` for unit vectors (inputs are scaled to unit norm).
 
-    A term of ``G_ij = Σ_l (m_iᵀq_l)(m_jᵀq_l)(m_iᵀm_j)`` (Wolf & Shashua 2005, Sec. 4.1).
+    A term of ``G_ij = Σ_l (m_iᵀq_l)(m_jᵀq_l)(m_iᵀm_j)`` (Wolf & Shashua 2005, Sec. 4.1,
+    the function of Props. 7–9).
+
+    Parameters
+    ----------
+    a, b, c : array-like of shape (q,)
+        Non-zero vectors of one length; each is scaled to unit norm.
+
+    Returns
+    -------
+    float
+        f, in [−1/8, 1] (Prop. 7 gives the minimum).
+
+    Examples
+    --------
+    With ``aᵀb = bᵀc = 1/√2`` and ``aᵀc = 1/2`` (after scaling), f = 1/4:
+
+    >>> from spectral_kit.theory import triple_product
+    >>> round(triple_product([1, 0, 0], [1, 1, 0], [1, 0, 1]), 4)
+    0.25
     """
     a, b, c = _unit(a, "a"), _unit(b, "b"), _unit(c, "c")
     if not a.size == b.size == c.size:
@@ -503,6 +806,23 @@ def triple_product_minimizer(q: int = 3) -> tuple[np.ndarray, np.ndarray, np.nda
 
     Following the proof: γ₂ = π, β = γ₁ and cos 2β = −1/2, i.e. a and c at ±60° from b
     in a plane with aᵀc = cos 120°.
+
+    Parameters
+    ----------
+    q : int
+        Dimension, ≥ 2.
+
+    Returns
+    -------
+    (ndarray, ndarray, ndarray)
+        Unit vectors a, b, c of shape (q,).
+
+    Examples
+    --------
+    >>> from spectral_kit.theory import triple_product, triple_product_minimizer
+    >>> a, b, c = triple_product_minimizer(3)
+    >>> round(triple_product(a, b, c), 6)
+    -0.125
     """
     q = check_int(q, "q", low=2)
     check_memory(3 * 8.0 * q, f"three vectors in R^q for q = {q}")
@@ -518,7 +838,31 @@ def triple_product_minimizer(q: int = 3) -> tuple[np.ndarray, np.ndarray, np.nda
 
 def triple_product_expectation(a: object, b: object, k: int = 1) -> float:
     """``E_C[Σ_{i≤k} (aᵀb)(aᵀc_i)(bᵀc_i)] = (k/q)(aᵀb)²`` for k orthonormal c_i drawn
-    uniformly (Prop. 8 for k = 1, Prop. 9 for k ≥ 1)."""
+    uniformly (Prop. 8 for k = 1, Prop. 9 for k ≥ 1).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (q,)
+        Non-zero vectors of one length; each is scaled to unit norm.
+    k : int
+        Number of orthonormal vectors c_i, 1 ≤ k ≤ q.
+
+    Returns
+    -------
+    float
+        ``(k/q)(aᵀb)²`` for the unit-norm a and b: never negative, which is why G's
+        entries are positive on average.
+
+    Examples
+    --------
+    In R⁴ with ``aᵀb = 1/√2`` after scaling, ``(aᵀb)² = 1/2``:
+
+    >>> from spectral_kit.theory import triple_product_expectation
+    >>> round(triple_product_expectation([1, 0, 0, 0], [1, 1, 0, 0], k=1), 4)
+    0.125
+    >>> round(triple_product_expectation([1, 0, 0, 0], [1, 1, 0, 0], k=2), 4)
+    0.25
+    """
     a, b = _unit(a, "a"), _unit(b, "b")
     if a.shape != b.shape:
         raise ValueError(f"a and b must have the same length; got {a.size} and {b.size}.")
@@ -531,7 +875,31 @@ def triple_product_monte_carlo(
     a: object, b: object, k: int = 1, *, samples: int = 20000, random_state: object = None
 ) -> MonteCarloEstimate:
     """Monte-Carlo check of Props. 8–9: average f over uniformly random orthonormal
-    ``c_1 … c_k`` (Haar-distributed, from the QR of a Gaussian matrix)."""
+    ``c_1 … c_k`` (Haar-distributed, from the QR of a Gaussian matrix).
+
+    Parameters
+    ----------
+    a, b, k
+        As in :func:`triple_product_expectation`.
+    samples : int
+        Number of random orthonormal sets drawn, ≥ 2.
+    random_state : None, int or Generator
+        Seed of the draws.
+
+    Returns
+    -------
+    MonteCarloEstimate
+        The mean of f over the draws, its standard error and the closed form
+        :func:`triple_product_expectation`.
+
+    Examples
+    --------
+    >>> from spectral_kit.theory import triple_product_monte_carlo
+    >>> est = triple_product_monte_carlo([1, 0, 0, 0], [1, 1, 0, 0], k=1, samples=5000,
+    ...                                  random_state=0)
+    >>> round(est.exact, 4), abs(est.mean - est.exact) < 3 * est.stderr
+    (0.125, True)
+    """
     a, b = _unit(a, "a"), _unit(b, "b")
     exact = triple_product_expectation(a, b, k)
     samples = check_int(samples, "samples", low=2)
@@ -569,6 +937,19 @@ class SparsityBound:
     lam : float
         λ, the largest eigenvalue of G.
     n_irrelevant : int
+        n₂, the number of irrelevant features.
+
+    Examples
+    --------
+    ``holds`` says whether the observed sum is within the bound:
+
+    >>> from spectral_kit import q_alpha
+    >>> from spectral_kit.datasets import make_multiclass_clusters
+    >>> from spectral_kit.theory import lemma13_bound
+    >>> data = make_multiclass_clusters(n_clusters=3, random_state=0)
+    >>> bound = lemma13_bound(data.M, data.relevant, q_alpha(data.M, k=3, random_state=0))
+    >>> bound.n_irrelevant, bound.holds
+    (120, True)
     """
 
     observed: float
@@ -579,6 +960,7 @@ class SparsityBound:
 
     @property
     def holds(self) -> bool:
+        """Whether ``observed ≤ bound`` (up to round-off)."""
         return self.observed <= self.bound * (1 + 1e-9)
 
 
@@ -591,12 +973,39 @@ def lemma13_bound(M: object, relevant: object, result: object) -> SparsityBound:
         The data (features as rows) that ``result`` was computed from with the default
         preprocessing (rows centred and scaled to unit norm).
     relevant : array-like of bool, shape (n_features,)
+        Mask of the relevant features (M₁); the others are M₂.
     result : QAlphaResult
         A standard-spectrum Q-α result on M (``alpha``, ``Q``).
 
     Returns
     -------
     SparsityBound
+        The observed ``Σ_{irrelevant} α_i``, the bound, its Wishart approximation and λ.
+
+    Examples
+    --------
+    The data of Fig. 3b with three clusters: the 120 irrelevant features carry a summed
+    weight of 2.23, well within the bound.
+
+    >>> import numpy as np
+    >>> from spectral_kit import preprocess_rows, q_alpha
+    >>> from spectral_kit.datasets import make_multiclass_clusters
+    >>> from spectral_kit.theory import lemma13_bound
+    >>> data = make_multiclass_clusters(n_clusters=3, random_state=0)
+    >>> res = q_alpha(data.M, k=3, random_state=0)
+    >>> b = lemma13_bound(data.M, data.relevant, res)
+    >>> round(b.observed, 3), round(b.bound, 3), round(b.wishart_bound, 3)
+    (2.232, 11.744, 11.73)
+
+    The same bound from the eigenvalues of ``M₂M₂ᵀ`` and of ``G = (MMᵀ) ∘ (MQQᵀMᵀ)``:
+
+    >>> Mp = preprocess_rows(data.M)
+    >>> M2 = Mp[~data.relevant]
+    >>> gamma = np.linalg.eigvalsh(M2 @ M2.T)
+    >>> P = Mp @ res.Q
+    >>> lam = np.linalg.eigvalsh((Mp @ Mp.T) * (P @ P.T))[-1]
+    >>> round(float(np.sqrt((gamma**2).sum() / lam)), 3)
+    11.744
     """
     Mp = preprocess_rows(M)
     mask = check_mask(relevant, "relevant", Mp.shape[0])

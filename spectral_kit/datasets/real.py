@@ -69,6 +69,9 @@ class DataFile:
     urls: tuple[str, ...]
 
 
+#: The files of every data set (``name → tuple of DataFile``): where each lives under
+#: ``SPECTRAL_KIT_DATA`` (``folder/name``), its published sha256, and the URLs it is
+#: downloaded from (the original first, then a byte-identical mirror).
 DATA_FILES: dict[str, tuple[DataFile, ...]] = {
     "ionosphere": (
         DataFile(
@@ -159,9 +162,32 @@ class RealData:
     Attributes
     ----------
     X : ndarray of shape (n_samples, n_features)
-    y : ndarray of shape (n_samples,)
+        The data, samples as rows.
+    y : ndarray of int, shape (n_samples,)
+        Class of every sample, coded 0, 1, ... in the order of ``target_names``.
     feature_names, target_names : tuple of str
+        Names of the columns of X and of the classes.
     name : str
+        The data set's name, a key of :data:`DATA_FILES`.
+
+    Examples
+    --------
+    ``M`` is the papers' features-as-rows matrix:
+
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import RealData
+    >>> data = RealData(X=np.zeros((3, 2)), y=np.array([0, 1, 0]), feature_names=("a", "b"),
+    ...                 target_names=("no", "yes"), name="toy")
+    >>> data.M.shape
+    (2, 3)
+
+    The loaders return one; the first call downloads the file unless a verified copy is
+    under ``SPECTRAL_KIT_DATA`` or in the cache:
+
+    >>> from spectral_kit.datasets import load_sonar
+    >>> sonar = load_sonar()  # doctest: +SKIP
+    >>> sonar.X.shape, sonar.target_names  # doctest: +SKIP
+    ((208, 60), ('M', 'R'))
     """
 
     X: np.ndarray
@@ -182,6 +208,24 @@ def data_home() -> Path:
     An empty (or blank) ``SPECTRAL_KIT_CACHE`` counts as unset: read as a path it would be
     the current directory, which a shell line such as ``SPECTRAL_KIT_CACHE= jupyter lab``
     never means.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder that downloads are written to (it may not exist yet).
+
+    Examples
+    --------
+    >>> import os
+    >>> from pathlib import Path
+    >>> from unittest import mock
+    >>> from spectral_kit.datasets import data_home
+    >>> with mock.patch.dict(os.environ, {"SPECTRAL_KIT_CACHE": "/srv/kit-data"}):
+    ...     print(data_home().as_posix())
+    /srv/kit-data
+    >>> with mock.patch.dict(os.environ, {"SPECTRAL_KIT_CACHE": ""}):
+    ...     data_home() == Path.home() / ".cache" / "spectral_kit"
+    True
     """
     configured = os.environ.get("SPECTRAL_KIT_CACHE", "").strip()
     if configured:
@@ -248,10 +292,47 @@ def _sha256(path: Path) -> str:
 def fetch_file(spec: DataFile, *, download: bool = True) -> Path:
     """Path to a verified copy of ``spec``: local mirror, cache, or a fresh download.
 
+    Parameters
+    ----------
+    spec : DataFile
+        One file of a data set, an entry of :data:`DATA_FILES`.
+    download : bool
+        Download the file when no verified local or cached copy exists.
+
+    Returns
+    -------
+    pathlib.Path
+        A file whose sha256 is the published one: under ``SPECTRAL_KIT_DATA``, in the
+        cache (:func:`data_home`), or just downloaded into the cache.
+
     Raises
     ------
     OSError
         If no copy with the right sha256 can be found or downloaded.
+
+    Examples
+    --------
+    >>> from spectral_kit.datasets import DATA_FILES, fetch_file
+    >>> spec = DATA_FILES["ionosphere"][0]
+    >>> spec.folder, spec.name, spec.sha256[:12]
+    ('ionosphere', 'ionosphere.data', '46d52186b84e')
+
+    Without a local copy and with ``download=False`` the error says so (here both folders
+    are empty):
+
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> with tempfile.TemporaryDirectory() as empty, mock.patch.dict(
+    ...         os.environ, {"SPECTRAL_KIT_DATA": empty, "SPECTRAL_KIT_CACHE": empty}):
+    ...     fetch_file(spec, download=False)
+    Traceback (most recent call last):
+    ...
+    OSError: ionosphere.data is not available locally and download=False.
+
+    With a network (or a verified copy) the path comes back:
+
+    >>> fetch_file(spec).name  # doctest: +SKIP
+    'ionosphere.data'
     """
     local_root = os.environ.get("SPECTRAL_KIT_DATA", "").strip()
     bad_local = ""
@@ -330,7 +411,36 @@ def _csv_with_label(path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 
 def load_ionosphere(*, download: bool = True) -> RealData:
-    """Ionosphere radar returns, 351 × 34, classes b(ad)/g(ood) (Sigillito et al., 1989)."""
+    """Ionosphere radar returns, 351 × 34, classes b(ad)/g(ood) (Sigillito et al., 1989).
+
+    Used by Moghaddam, Weiss & Avidan (2006, Sec. 3.2, Fig. 3) and Mavroeidis &
+    Vazirgiannis (Sec. 5).
+
+    Parameters
+    ----------
+    download : bool
+        Download the file when no verified copy is under ``SPECTRAL_KIT_DATA`` or in the
+        cache; with False a missing file is an OSError.
+
+    Returns
+    -------
+    RealData
+        X of shape (351, 34); y is 1 for g(ood) returns.
+
+    Examples
+    --------
+    Feature a02 is zero in every sample: remove it before ``preprocess_rows``, which
+    refuses constant rows.
+
+    >>> from spectral_kit.datasets import DATA_FILES, load_ionosphere
+    >>> DATA_FILES["ionosphere"][0].name
+    'ionosphere.data'
+    >>> data = load_ionosphere()  # doctest: +SKIP
+    >>> data.X.shape, data.target_names  # doctest: +SKIP
+    ((351, 34), ('b', 'g'))
+    >>> data.feature_names[1], float(data.X[:, 1].std())  # doctest: +SKIP
+    ('a02', 0.0)
+    """
     (path,) = _paths("ionosphere", download)
     X, raw = _csv_with_label(path)
     y, names = _labels(raw)
@@ -338,7 +448,31 @@ def load_ionosphere(*, download: bool = True) -> RealData:
 
 
 def load_sonar(*, download: bool = True) -> RealData:
-    """Sonar mines vs rocks, 208 × 60, classes M/R (Gorman & Sejnowski, 1988)."""
+    """Sonar mines vs rocks, 208 × 60, classes M/R (Gorman & Sejnowski, 1988).
+
+    Used by Moghaddam, Weiss & Avidan (2006, Sec. 3.2, Fig. 2).
+
+    Parameters
+    ----------
+    download : bool
+        Download the file when no verified copy is under ``SPECTRAL_KIT_DATA`` or in the
+        cache; with False a missing file is an OSError.
+
+    Returns
+    -------
+    RealData
+        X of shape (208, 60), 60 frequency bands; y is 1 for R (rock).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import DATA_FILES, load_sonar
+    >>> DATA_FILES["sonar"][0].sha256[:16]
+    'e90434cdbf00fcf9'
+    >>> data = load_sonar()  # doctest: +SKIP
+    >>> data.M.shape, data.target_names, np.bincount(data.y).tolist()  # doctest: +SKIP
+    ((60, 208), ('M', 'R'), [111, 97])
+    """
     (path,) = _paths("sonar", download)
     X, raw = _csv_with_label(path)
     y, names = _labels(raw)
@@ -347,7 +481,34 @@ def load_sonar(*, download: bool = True) -> RealData:
 
 def load_segmentation(*, part: str = "all", download: bool = True) -> RealData:
     """UCI image segmentation, seven classes: ``part="all"`` is the training and test files
-    together (2310 × 19), ``"train"`` the 210-sample file, ``"test"`` the 2100-sample file."""
+    together (2310 × 19), ``"train"`` the 210-sample file, ``"test"`` the 2100-sample file.
+
+    Used by Shashua & Wolf (2004, Sec. 6, UCI table) and Mavroeidis & Vazirgiannis
+    (Sec. 5).
+
+    Parameters
+    ----------
+    part : {"all", "train", "test"}
+        Which of the two files to read.
+    download : bool
+        Download the file when no verified copy is under ``SPECTRAL_KIT_DATA`` or in the
+        cache; with False a missing file is an OSError.
+
+    Returns
+    -------
+    RealData
+        X of shape (2310, 19) for ``part="all"``; 330 samples of each class.
+
+    Examples
+    --------
+    >>> from spectral_kit.datasets import DATA_FILES, load_segmentation
+    >>> [spec.name for spec in DATA_FILES["segmentation"]]
+    ['segmentation.data', 'segmentation.test']
+    >>> load_segmentation(part="train").X.shape  # doctest: +SKIP
+    (210, 19)
+    >>> load_segmentation().target_names  # doctest: +SKIP
+    ('BRICKFACE', 'CEMENT', 'FOLIAGE', 'GRASS', 'PATH', 'SKY', 'WINDOW')
+    """
     part = check_choice(part, "part", ("all", "train", "test"))
     paths = _paths("segmentation", download)
     paths = {"all": paths, "train": paths[:1], "test": paths[1:]}[part]
@@ -368,7 +529,30 @@ def load_segmentation(*, part: str = "all", download: bool = True) -> RealData:
 
 
 def load_spambase(*, download: bool = True) -> RealData:
-    """Spambase e-mail features, 4601 × 57, 1 = spam (Hopkins et al., HP Labs, 1999)."""
+    """Spambase e-mail features, 4601 × 57, 1 = spam (Hopkins et al., HP Labs, 1999).
+
+    Used by Mavroeidis & Vazirgiannis (Sec. 5).
+
+    Parameters
+    ----------
+    download : bool
+        Download the file when no verified copy is under ``SPECTRAL_KIT_DATA`` or in the
+        cache; with False a missing file is an OSError.
+
+    Returns
+    -------
+    RealData
+        X of shape (4601, 57); y is 1 for spam (1813 of the 4601 e-mails).
+
+    Examples
+    --------
+    >>> from spectral_kit.datasets import DATA_FILES, load_spambase
+    >>> DATA_FILES["spambase"][0].folder
+    'spambase'
+    >>> spam = load_spambase()  # doctest: +SKIP
+    >>> spam.X.shape, round(float(spam.y.mean()), 3)  # doctest: +SKIP
+    ((4601, 57), 0.394)
+    """
     (path,) = _paths("spambase", download)
     X, raw = _csv_with_label(path)
     y = raw.astype(np.float64).astype(np.int64)
@@ -380,6 +564,31 @@ def load_colon(*, download: bool = True) -> RealData:
     """Alon et al. (1999) colon cancer: 62 tissues × 2000 genes; y = 1 for tumour.
 
     ``tissue.txt`` gives a negative sign to tumour tissues and a positive one to normal.
+
+    Used by Moghaddam, Weiss & Avidan (2006, Sec. 3.3, Fig. 4).
+
+    Parameters
+    ----------
+    download : bool
+        Download the file when no verified copy is under ``SPECTRAL_KIT_DATA`` or in the
+        cache; with False a missing file is an OSError.
+
+    Returns
+    -------
+    RealData
+        X of shape (62, 2000) (tissues × genes); y is 1 for the 40 tumour tissues.
+
+    Examples
+    --------
+    Two files, the expression matrix and the tissue signs:
+
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import DATA_FILES, load_colon
+    >>> [spec.name for spec in DATA_FILES["colon"]]
+    ['I2000.txt', 'tissue.txt']
+    >>> colon = load_colon()  # doctest: +SKIP
+    >>> colon.M.shape, np.bincount(colon.y).tolist()  # doctest: +SKIP
+    ((2000, 62), [22, 40])
     """
     expr_path, tissue_path = _paths("colon", download)
     X = np.array(expr_path.read_bytes().split(), dtype=np.float64).reshape(2000, 62).T
@@ -390,7 +599,31 @@ def load_colon(*, download: bool = True) -> RealData:
 
 
 def load_ecoli(*, download: bool = True) -> RealData:
-    """Ecoli protein localisation sites, 336 × 7, eight classes (Horton & Nakai, 1996)."""
+    """Ecoli protein localisation sites, 336 × 7, eight classes (Horton & Nakai, 1996).
+
+    Used by Shashua & Wolf (2004, Sec. 6, UCI table).
+
+    Parameters
+    ----------
+    download : bool
+        Download the file when no verified copy is under ``SPECTRAL_KIT_DATA`` or in the
+        cache; with False a missing file is an OSError.
+
+    Returns
+    -------
+    RealData
+        X of shape (336, 7); two of the eight classes have only two samples.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import DATA_FILES, load_ecoli
+    >>> len(DATA_FILES["ecoli"][0].urls)
+    2
+    >>> ecoli = load_ecoli()  # doctest: +SKIP
+    >>> dict(zip(ecoli.target_names, np.bincount(ecoli.y).tolist()))  # doctest: +SKIP
+    {'cp': 143, 'im': 77, 'imL': 2, 'imS': 2, 'imU': 35, 'om': 20, 'omL': 5, 'pp': 52}
+    """
     (path,) = _paths("ecoli", download)
     rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
     X = np.array([r[1:8] for r in rows], dtype=np.float64)
@@ -403,6 +636,31 @@ def load_dermatology(*, impute_age: bool = True, download: bool = True) -> RealD
 
     Eight patients have no recorded age (``?``); with ``impute_age`` the median age is used,
     otherwise those rows are dropped.
+
+    Used by Shashua & Wolf (2004, Sec. 6, UCI table).
+
+    Parameters
+    ----------
+    impute_age : bool
+        Give the eight patients without a recorded age the median age (True) or drop them.
+    download : bool
+        Download the file when no verified copy is under ``SPECTRAL_KIT_DATA`` or in the
+        cache; with False a missing file is an OSError.
+
+    Returns
+    -------
+    RealData
+        X of shape (366, 34) (358 rows without imputation), age last; y in 0…5.
+
+    Examples
+    --------
+    >>> from spectral_kit.datasets import DATA_FILES, load_dermatology
+    >>> DATA_FILES["dermatology"][0].urls[0].rsplit("/", 1)[-1]
+    'dermatology.data'
+    >>> load_dermatology(impute_age=False).X.shape  # doctest: +SKIP
+    (358, 34)
+    >>> load_dermatology().feature_names[-1]  # doctest: +SKIP
+    'age'
     """
     (path,) = _paths("dermatology", download)
     rows = [line.strip().split(",") for line in path.read_text().splitlines() if line.strip()]
@@ -433,7 +691,34 @@ _LOADERS = {
 
 
 def load_dataset(name: str, **kwargs: object) -> RealData:
-    """Load a data set by name (one of :data:`DATA_FILES`)."""
+    """Load a data set by name (one of :data:`DATA_FILES`).
+
+    Parameters
+    ----------
+    name : str
+        "colon", "dermatology", "ecoli", "ionosphere", "segmentation", "sonar" or
+        "spambase".
+    **kwargs
+        Passed to the data set's loader (``download``; ``part`` for segmentation,
+        ``impute_age`` for dermatology).
+
+    Returns
+    -------
+    RealData
+        X (samples × features), y, the feature and class names.
+
+    Examples
+    --------
+    >>> from spectral_kit.datasets import DATA_FILES, load_dataset
+    >>> sorted(DATA_FILES)
+    ['colon', 'dermatology', 'ecoli', 'ionosphere', 'segmentation', 'sonar', 'spambase']
+    >>> load_dataset("iris")
+    Traceback (most recent call last):
+    ...
+    ValueError: name must be one of colon, dermatology, ..., spambase; got 'iris'.
+    >>> load_dataset("segmentation", part="test").X.shape  # doctest: +SKIP
+    (2100, 19)
+    """
     if name not in _LOADERS:
         raise ValueError(f"name must be one of {', '.join(sorted(_LOADERS))}; got {name!r}.")
     return _LOADERS[name](**kwargs)

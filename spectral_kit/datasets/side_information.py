@@ -75,17 +75,31 @@ def make_hidden_sessions(
     ----------
     lam : float
         The covariance parameter λ > 0 of the experiment.
-    n_relevant, n_irrelevant, session_length : int
+    n_clusters, per_cluster, n_relevant, n_irrelevant, session_length : int
         The paper's 3, 40, 12, 48 and 8.
     center : bool
         Centre the clean measurements before applying the hidden signs.
     random_state : None, int or Generator
+        Seed of the draws.
 
     Returns
     -------
     SyntheticData
-        ``X`` (120 × 60, relevant features first), cluster labels ``y``, and the mask
-        ``relevant``.
+        ``X`` (120 × 60 with the defaults, relevant features first), cluster labels ``y``,
+        and the mask ``relevant``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_hidden_sessions
+    >>> data = make_hidden_sessions(0.1, random_state=0)
+    >>> data.X.shape, np.bincount(data.y).tolist(), int(data.relevant.sum())
+    ((120, 60), [40, 40, 40], 12)
+
+    The signs hide the positive cluster means: about half the entries are negative.
+
+    >>> round(float((data.X < 0).mean()), 1)
+    0.5
     """
     lam = check_finite_scalar(lam, "lam", low=0.0, low_inclusive=False)
     n_clusters = check_int(n_clusters, "n_clusters", low=1)
@@ -129,6 +143,18 @@ class TwoStructureData:
         Nuisance labels of the side samples.
     target, nuisance : ndarray of bool, shape (n_features,)
         Masks of the features that carry each structure; the rest are irrelevant.
+
+    Examples
+    --------
+    ``M`` and ``W`` are the main and side data with features as rows, as Q-α with side
+    information takes them:
+
+    >>> from spectral_kit.datasets import make_two_structures
+    >>> data = make_two_structures(random_state=0)
+    >>> data.M.shape, data.W.shape
+    ((32, 120), (32, 40))
+    >>> int(data.target.sum()), int(data.nuisance.sum()), int(data.irrelevant.sum())
+    (4, 8, 20)
     """
 
     X: np.ndarray
@@ -151,6 +177,7 @@ class TwoStructureData:
 
     @property
     def irrelevant(self) -> np.ndarray:
+        """Mask of the features that carry neither structure."""
         return ~(self.target | self.nuisance)
 
 
@@ -191,6 +218,29 @@ def make_two_structures(
     spread : float
         Within-cluster variance of every coordinate.
     random_state : None, int or Generator
+        Seed of the draws.
+
+    Returns
+    -------
+    TwoStructureData
+        The main data X, the side data X_side, the labels of both structures and the
+        masks of the target and nuisance features.
+
+    Examples
+    --------
+    Plain Q-α weighs the eight nuisance features; with the side data (Def. 3 of Shashua
+    & Wolf 2004) the weight moves to the four target features:
+
+    >>> import numpy as np
+    >>> from spectral_kit import q_alpha, q_alpha_side
+    >>> from spectral_kit.datasets import make_two_structures
+    >>> data = make_two_structures(random_state=0)
+    >>> plain = q_alpha(data.M, k=2, random_state=0).alpha
+    >>> side = q_alpha_side(data.M, data.W, k=2, random_state=0).alpha
+    >>> [round(float(a[data.target].mean()), 2) for a in (plain, side)]
+    [0.0, 0.44]
+    >>> [round(float(a[data.nuisance].mean()), 2) for a in (plain, side)]
+    [0.33, 0.0]
     """
     n_samples = check_int(n_samples, "n_samples", low=4)
     n_side = check_int(n_side, "n_side", low=2)
@@ -244,6 +294,20 @@ class TopographicData:
     y_first, y_second : ndarray of shape (n_samples,)
         Cluster labels induced by {1, 2, 3} and by {A, B, C}.
     feature_names : tuple of str
+        "1", "2", "3", "A", "B", "C", "1A", "2B", "3C", then "p1", "p2", ... for the
+        permuted copies.
+
+    Examples
+    --------
+    The masks ``first``, ``second``, ``hybrid`` and ``irrelevant`` name the feature groups:
+
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_topographic
+    >>> data = make_topographic(random_state=0)
+    >>> [data.feature_names[i] for i in np.flatnonzero(data.hybrid)]
+    ['1A', '2B', '3C']
+    >>> bool(np.allclose(data.X[:, data.hybrid], data.X[:, data.first] + data.X[:, data.second]))
+    True
     """
 
     X: np.ndarray
@@ -253,6 +317,7 @@ class TopographicData:
 
     @property
     def M(self) -> np.ndarray:
+        """The data with features as rows (20 × n_samples)."""
         return self.X.T
 
     @property
@@ -272,6 +337,7 @@ class TopographicData:
 
     @property
     def irrelevant(self) -> np.ndarray:
+        """Mask of the permuted copies of feature 1."""
         return self._mask(9, self.X.shape[1])
 
     def _mask(self, start: int, stop: int) -> np.ndarray:
@@ -305,6 +371,37 @@ def make_topographic(
     most) and only the second round isolates one; with the second solution weaker the first
     round finds {1, 2, 3} and the second {A, B, C}, the order in which Fig. 2b draws them
     (horizontal axis first).
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples, ≥ 6 (the paper: 150).
+    n_clusters : int
+        Clusters per solution, 2 or 3.
+    n_irrelevant : int
+        Number of permuted copies of feature 1 (the paper: 11, for 20 features in all).
+    spread : float
+        Within-cluster variance of every coordinate, > 0.
+    second_scale : float
+        Scale of the second solution's cluster centres, > 0.
+    random_state : None, int or Generator
+        Seed of the draws.
+
+    Returns
+    -------
+    TopographicData
+        X of shape (n_samples, 9 + n_irrelevant), the labels of both solutions and the
+        feature names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_topographic
+    >>> data = make_topographic(random_state=0)
+    >>> data.X.shape, data.feature_names[:9]
+    ((150, 20), ('1', '2', '3', 'A', 'B', 'C', '1A', '2B', '3C'))
+    >>> np.bincount(data.y_first).tolist(), np.bincount(data.y_second).tolist()
+    ([50, 50, 50], [50, 50, 50])
     """
     n_samples = check_int(n_samples, "n_samples", low=2 * 3)
     n_clusters = check_int(

@@ -25,7 +25,30 @@ __all__ = [
 
 
 class SyntheticData(NamedTuple):
-    """Samples × features data with labels and the ground-truth relevant features."""
+    """Samples × features data with labels and the ground-truth relevant features.
+
+    What every synthetic generator of the kit returns; unpack it as ``X, y, relevant`` or
+    read its fields. ``M`` is the papers' features-as-rows matrix ``X.T``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data, samples as rows (scikit-learn's orientation).
+    y : ndarray of shape (n_samples,)
+        Class or cluster label of every sample.
+    relevant : ndarray of bool, shape (n_features,)
+        True for the features that carry the structure.
+
+    Examples
+    --------
+    >>> from spectral_kit.datasets import make_weston_nonlinear
+    >>> data = make_weston_nonlinear(n_samples=50, random_state=0)
+    >>> data.X.shape, data.M.shape, int(data.relevant.sum())
+    ((50, 52), (52, 50), 2)
+    >>> X, y, relevant = data
+    >>> X is data.X
+    True
+    """
 
     X: np.ndarray
     y: np.ndarray
@@ -40,7 +63,37 @@ class SyntheticData(NamedTuple):
 def permute_columns(Z: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Permute every column of Z independently: keeps each feature's marginal distribution
     and destroys its relation to the samples' structure (how the papers make irrelevant
-    features indistinguishable from relevant ones one at a time)."""
+    features indistinguishable from relevant ones one at a time).
+
+    The "each such added coordinate was permuted by a random permutation" of Wolf &
+    Shashua (2005, Sec. 6) and the ``randperm`` of Wolf & Bileschi (2005, footnote 2).
+
+    Parameters
+    ----------
+    Z : array-like of shape (n_samples, n_features)
+        Samples as rows; not modified.
+    rng : numpy.random.Generator
+        The random generator (a Generator, not a seed: callers share one stream).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+        A new array whose every column holds the values of Z's column in another order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import permute_columns
+    >>> Z = np.arange(12.0).reshape(4, 3)
+    >>> P = permute_columns(Z, np.random.default_rng(0))
+    >>> P
+    array([[ 3.,  1., 11.],
+           [ 6.,  7.,  2.],
+           [ 0.,  4.,  8.],
+           [ 9., 10.,  5.]])
+    >>> bool((np.sort(P, axis=0) == Z).all())
+    True
+    """
     Z = check_array(Z, "Z", min_rows=0, min_cols=0)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator; got {type(rng).__name__}.")
@@ -58,6 +111,34 @@ def make_weston_linear(
     ``x_i = y·N(i − 3, 1)`` for i = 4..6. The other 196 features are ``N(0, 20)``, read in the
     usual N(μ, σ²) notation as variance 20 (Q-α normalises every feature, so the choice only
     affects classifiers trained on selected noise features).
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples, ≥ 2 (the paper's training sets have 10 to 100).
+    noise_var : float
+        Variance of the 196 noise features (> 0).
+    random_state : None, int or Generator
+        Seed of the draws.
+
+    Returns
+    -------
+    SyntheticData
+        X of shape (n_samples, 202), y in {−1, 1}, and features 0–5 marked relevant.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_weston_linear
+    >>> data = make_weston_linear(n_samples=100, random_state=0)
+    >>> data.X.shape, np.flatnonzero(data.relevant).tolist()
+    ((100, 202), [0, 1, 2, 3, 4, 5])
+
+    ``E[y·x_i]`` is 0.7·i for i = 1..3 and 0.3·(i − 3) for i = 4..6:
+
+    >>> data = make_weston_linear(n_samples=10000, random_state=0)
+    >>> np.round((data.y[:, None] * data.X[:, :6]).mean(axis=0), 1)
+    array([0.7, 1.4, 2.1, 0.3, 0.6, 0.9])
     """
     n_samples = check_int(n_samples, "n_samples", low=2)
     noise_std = np.sqrt(check_finite_scalar(noise_var, "noise_var", low=0.0, low_inclusive=False))
@@ -87,6 +168,34 @@ def make_weston_nonlinear(
     y ∈ {−1, 1} with equal probability; for y = −1, (x₁, x₂) is drawn from N((−3/4, −3), I)
     or N((3/4, 3), I) with equal probability; for y = 1 from N((3, −3), I) or N((−3, 3), I).
     The other 50 features are ``N(0, 20)`` noise (variance 20).
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples, ≥ 2.
+    noise_var : float
+        Variance of the 50 noise features (> 0).
+    random_state : None, int or Generator
+        Seed of the draws.
+
+    Returns
+    -------
+    SyntheticData
+        X of shape (n_samples, 52), y in {−1, 1}, and features 0 and 1 marked relevant.
+
+    Examples
+    --------
+    Each class is a pair of opposite blobs, so no line separates the classes; the sign of
+    the product x₁x₂ does, for most samples:
+
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_weston_nonlinear
+    >>> data = make_weston_nonlinear(n_samples=200, random_state=0)
+    >>> data.X.shape, np.flatnonzero(data.relevant).tolist()
+    ((200, 52), [0, 1])
+    >>> product = data.X[:, 0] * data.X[:, 1]
+    >>> float(np.mean((product < 0) == (data.y == 1)))
+    0.925
     """
     n_samples = check_int(n_samples, "n_samples", low=2)
     noise_std = np.sqrt(check_finite_scalar(noise_var, "noise_var", low=0.0, low_inclusive=False))
@@ -142,6 +251,24 @@ def make_multiclass_clusters(
     spread : float
         Upper end of the uniform range of the per-coordinate variances (the paper: 0.02).
     random_state : None, int or Generator
+        Seed of the draws.
+
+    Returns
+    -------
+    SyntheticData
+        X of shape (n_clusters · ⌈n_points / n_clusters⌉, n_relevant + n_irrelevant), the
+        cluster of every sample (ordered by cluster), and the first ``n_relevant`` features
+        marked relevant.
+
+    Examples
+    --------
+    Four clusters of ⌈60/4⌉ = 15 points in 125 dimensions, five of them relevant:
+
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_multiclass_clusters
+    >>> data = make_multiclass_clusters(n_clusters=4, random_state=0)
+    >>> data.X.shape, np.bincount(data.y).tolist(), int(data.relevant.sum())
+    ((60, 125), [15, 15, 15, 15], 5)
     """
     n_clusters = check_int(n_clusters, "n_clusters", low=1)
     n_points = check_int(n_points, "n_points", low=2)
@@ -175,12 +302,46 @@ def make_ben_dor(
     ``a`` samples of class A and ``b`` of class B, each with ``m`` features. A fraction ``e``
     of the features is irrelevant, drawn from N(0, s); each of the other (1 − e)·m features
     has class means μ_A, μ_B drawn uniformly from [−1.5d, 1.5d] and values drawn from
-    N(μ_A, |μ_A|·s) or N(μ_B, |μ_B|·s) by class. As in the usual N(μ, σ²) notation the
+    ``N(μ_A, |μ_A|·s)`` or ``N(μ_B, |μ_B|·s)`` by class. As in the usual N(μ, σ²) notation the
     second parameter is a variance: the spread grows like √s, which is what lets a method stay
     "robust to s" up to s > 1000 (with s a standard deviation, s = 1000 would bury class
     differences of order d under noise 1000·d, and no method could find them). The defaults
     are the values fitted to the leukemia data (m = 600, a = 25, b = 47, e = 0.72, d = 555,
     s = 0.75). Labels: 0 for A, 1 for B.
+
+    Parameters
+    ----------
+    m : int
+        Number of features (genes), ≥ 1.
+    a, b : int
+        Number of samples of class A and of class B, each ≥ 1.
+    e : float
+        Fraction of irrelevant features, in [0, 1].
+    d : float
+        Scale of the class means, ≥ 0.
+    s : float
+        Variance factor, > 0.
+    random_state : None, int or Generator
+        Seed of the draws.
+
+    Returns
+    -------
+    SyntheticData
+        X of shape (a + b, m) with the (1 − e)·m relevant features first, y (0 for A, 1
+        for B) and the mask of the relevant features.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_ben_dor
+    >>> data = make_ben_dor(random_state=0)
+    >>> data.X.shape, np.bincount(data.y).tolist(), int(data.relevant.sum())
+    ((72, 600), [25, 47], 168)
+
+    The irrelevant features are N(0, s) with s = 0.75 a variance:
+
+    >>> round(float(data.X[:, ~data.relevant].var()), 2)
+    0.76
     """
     m = check_int(m, "m", low=1)
     a = check_int(a, "a", low=1)

@@ -73,12 +73,28 @@ def make_permuted_gaussians(
         separated clusters of Fig. 1(a–b). The printed ``diag(rand(203,1)+.5, 50)`` is
         garbled, so the intended scale is not recoverable from the text.
     random_state : None, int or Generator
+        Seed of the draws.
 
     Returns
     -------
     SyntheticData
         X of shape (n_clusters · n_per_cluster, n_relevant + n_irrelevant), the cluster of
         every sample, and the mask of the relevant (unpermuted) coordinates.
+
+    Examples
+    --------
+    With σ = 0.1 the three relevant coordinates separate the two clusters; the permuted
+    ones have lost all relation to them (Fisher's criterion near 0):
+
+    >>> import numpy as np
+    >>> from spectral_kit.baselines import fisher_score
+    >>> from spectral_kit.datasets import make_permuted_gaussians
+    >>> data = make_permuted_gaussians(2, 50, sigma=0.1, random_state=0)
+    >>> data.X.shape, np.bincount(data.y).tolist()
+    ((100, 203), [50, 50])
+    >>> score = fisher_score(data.X, data.y)
+    >>> np.round(score[:3], 2), round(float(score[3:].mean()), 2)
+    (array([6.89, 2.61, 9.92]), 0.01)
     """
     n_clusters = check_int(n_clusters, "n_clusters", low=1)
     n_per_cluster = check_int(n_per_cluster, "n_per_cluster", low=1)
@@ -108,6 +124,30 @@ def make_wolf_bileschi_fig1(
     """Fig. 1: two 3-D Gaussians of 50 points each, plus ``n_irrelevant`` permuted coordinates.
 
     See :func:`make_permuted_gaussians` for the recipe and the meaning of ``sigma``.
+
+    Parameters
+    ----------
+    n_irrelevant : int
+        Number of permuted coordinates (the report: 200).
+    sigma : float
+        Scale of the cluster standard deviations (1 as printed; 0.1 separates the
+        clusters as drawn in Fig. 1a–b).
+    random_state : None, int or Generator
+        Seed of the draws.
+
+    Returns
+    -------
+    SyntheticData
+        X of shape (100, 3 + n_irrelevant), the cluster (0/1) of every sample, and the
+        first three features marked relevant.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_wolf_bileschi_fig1
+    >>> data = make_wolf_bileschi_fig1(sigma=0.1, random_state=0)
+    >>> data.M.shape, np.bincount(data.y).tolist(), np.flatnonzero(data.relevant).tolist()
+    ((203, 100), [50, 50], [0, 1, 2])
     """
     return make_permuted_gaussians(
         2, 50, n_relevant=3, n_irrelevant=n_irrelevant, sigma=sigma, random_state=random_state
@@ -121,6 +161,25 @@ def make_wolf_bileschi_fig2(
 
     The report gives no sizes for this experiment; we use Fig. 1's recipe with four
     clusters of 25 points (q = 100, as in Fig. 1). See :func:`make_permuted_gaussians`.
+
+    Parameters
+    ----------
+    n_irrelevant, sigma, random_state
+        As in :func:`make_wolf_bileschi_fig1`.
+
+    Returns
+    -------
+    SyntheticData
+        X of shape (100, 3 + n_irrelevant), the cluster (0–3) of every sample, and the
+        first three features marked relevant.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_wolf_bileschi_fig2
+    >>> data = make_wolf_bileschi_fig2(n_irrelevant=50, random_state=0)
+    >>> data.X.shape, np.bincount(data.y).tolist()
+    ((100, 53), [25, 25, 25, 25])
     """
     return make_permuted_gaussians(
         4, 25, n_relevant=3, n_irrelevant=n_irrelevant, sigma=sigma, random_state=random_state
@@ -141,10 +200,38 @@ def make_wolf_bileschi_ideal(
     eigenvalue n₁; the n₂ irrelevant features are i.i.d. N(0, 1/q), so every row has
     expected squared norm 1 and ``A₂ = M₂ᵀM₂`` is Wishart.
 
+    Parameters
+    ----------
+    n_relevant : int
+        n₁, the number of relevant features, ≥ 0.
+    n_irrelevant : int
+        n₂, the number of noise features, ≥ 0.
+    n_samples : int
+        q, the number of samples, ≥ 2.
+    random_state : None, int or Generator
+        Seed of the noise.
+
     Returns
     -------
     SyntheticData
         X of shape (q, n₁ + n₂) with the relevant features first; y is the cluster (0/1).
+
+    Examples
+    --------
+    ``A₁ = M₁ᵀM₁`` has the single non-zero eigenvalue n₁ = 3, and the top eigenvalue of
+    the noise kernel ``A₂ = M₂ᵀM₂`` is near the Wishart edge:
+
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_wolf_bileschi_ideal
+    >>> from spectral_kit.theory import wishart_top_eigenvalue
+    >>> data = make_wolf_bileschi_ideal(3, 200, 100, random_state=0)
+    >>> M1, M2 = data.M[data.relevant], data.M[~data.relevant]
+    >>> np.round(np.linalg.eigvalsh(M1.T @ M1)[-2:], 6)
+    array([0., 3.])
+    >>> round(float(np.linalg.eigvalsh(M2.T @ M2)[-1]), 2)
+    5.57
+    >>> round(wishart_top_eigenvalue(200, 100), 2)
+    5.83
     """
     n1 = check_int(n_relevant, "n_relevant", low=0)
     n2 = check_int(n_irrelevant, "n_irrelevant", low=0)
@@ -194,6 +281,7 @@ class HaarFilters:
 
     @property
     def n_filters(self) -> int:
+        """The number of filters (columns of ``matrix``)."""
         return self.matrix.shape[1]
 
     def image(self, j: int) -> np.ndarray:
@@ -244,6 +332,27 @@ def haar_filters(
     Returns
     -------
     HaarFilters
+        The filters as the unit-norm columns of ``matrix``, with the orientation, size and
+        position of each.
+
+    Examples
+    --------
+    On 8 × 8 images the over-complete bank has 177 filters of sizes 2, 4 and 8:
+
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import haar_filters
+    >>> bank = haar_filters((8, 8))
+    >>> bank.matrix.shape, np.unique(bank.size).tolist()
+    ((64, 177), [2, 4, 8])
+    >>> bank.image(0)[:2, :3]
+    array([[ 0.5, -0.5,  0. ],
+           [ 0.5, -0.5,  0. ]])
+
+    Without overlap and with the average filter it is the orthonormal Haar basis:
+
+    >>> basis = haar_filters((8, 8), overcomplete=False, include_average=True).matrix
+    >>> basis.shape, bool(np.allclose(basis.T @ basis, np.eye(64)))
+    ((64, 64), True)
     """
     if not isinstance(shape, (tuple, list)):
         raise TypeError(f"shape must be a pair (height, width); got {shape!r:.60}.")
@@ -301,6 +410,21 @@ def haar_features(images: object, filters: HaarFilters | None = None) -> np.ndar
     ndarray of shape (n_images, n_filters)
         A linear map of the pixels, so a template learned on the features maps back to an
         image (as in the car-detection experiment, Fig. 4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import haar_features, haar_filters
+    >>> images = np.random.default_rng(0).random((5, 8, 8))
+    >>> haar_features(images).shape
+    (5, 177)
+
+    With the orthonormal basis the features keep every image's norm:
+
+    >>> basis = haar_filters((8, 8), overcomplete=False, include_average=True)
+    >>> X = haar_features(images, basis)
+    >>> bool(np.allclose(np.linalg.norm(X, axis=1), np.linalg.norm(images, axis=(1, 2))))
+    True
     """
     arr = check_array(images, "images", ndim=3, rows_label="images")
     shape = (arr.shape[1], arr.shape[2])

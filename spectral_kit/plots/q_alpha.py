@@ -37,7 +37,46 @@ def _band_vertices(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 @dataclass
 class PositivityArtists:
-    """Artists of :func:`plot_positivity_curve`."""
+    """Artists of :func:`plot_positivity_curve`.
+
+    ``update`` redraws the same artists for a new curve (new μ, σ or trials), which is
+    what the positivity explorer does on every slider move.
+
+    Attributes
+    ----------
+    ax : Axes
+        The Axes drawn on.
+    line : Line2D
+        The estimated probability against n.
+    band : PolyCollection
+        The confidence band.
+    marker : Line2D
+        The point at the marked n.
+    level : Line2D
+        The horizontal reference level.
+    label : Text
+        The value at the marked n, as text.
+    note : Text
+        A free line of text under it (``update(..., title=...)``).
+    auto_xlim : bool
+        Fit the n axis to the sizes on every update.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit.plots import plot_positivity_curve
+    >>> from spectral_kit.theory import positivity_probability
+    >>> fig, ax = plt.subplots()
+    >>> sizes = [5, 10, 20, 40]
+    >>> artists = plot_positivity_curve(
+    ...     ax, positivity_probability(sizes, mu=1/6, sigma=2**0.5/6, trials=100))
+    >>> res = positivity_probability(sizes, mu=1/6, sigma=1/6, trials=100)
+    >>> artists.update(res.n, res.probability, res.lower, res.upper, current_n=20,
+    ...                current_p=float(res.probability[2]))
+    >>> artists.line.get_ydata().tolist(), artists.label.get_text()
+    ([0.91, 0.99, 1.0, 1.0], '$n = 20$: $P = 1.000$')
+    >>> plt.close(fig)
+    """
 
     ax: Axes
     line: Line2D
@@ -59,6 +98,21 @@ class PositivityArtists:
         current_p: float | None = None,
         title: str | None = None,
     ) -> None:
+        """Show a new curve (and mark ``current_n`` at ``current_p``), in place.
+
+        Parameters
+        ----------
+        n : array-like of int
+            The matrix sizes.
+        probability, lower, upper : array-like
+            The estimates and their interval at each size.
+        current_n : int, optional
+            The size to mark.
+        current_p : float, optional
+            The probability at ``current_n``.
+        title : str, optional
+            A line of text under the marked value.
+        """
         self.line.set_data(n, probability)
         self.band.set_verts([_band_vertices(np.asarray(n, float), lower, upper)])
         if current_n is not None and current_p is not None:
@@ -85,12 +139,34 @@ def plot_positivity_curve(
     Parameters
     ----------
     ax : Axes
+        The Axes to draw on.
     result : PositivityResult
         From :func:`spectral_kit.theory.positivity_probability`.
     current_n : int, optional
         Marks the probability at this n (must be one of ``result.n``).
     level : float
         Draws the horizontal line the paper's statements refer to (0.99).
+    logx : bool
+        A logarithmic n axis, labelled at 1-2-5 steps.
+
+    Returns
+    -------
+    PositivityArtists
+        The curve, its band, the marker, the level line and the texts.
+
+    Examples
+    --------
+    The setting of Fig. 2a (μ = 1/6, σ = √2/6), marked at n = 20:
+
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit.plots import plot_positivity_curve
+    >>> from spectral_kit.theory import positivity_probability
+    >>> res = positivity_probability([5, 10, 20, 40], mu=1/6, sigma=2**0.5/6, trials=100)
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_positivity_curve(ax, res, current_n=20)
+    >>> type(artists).__name__, artists.label.get_text()
+    ('PositivityArtists', '$n = 20$: $P = 0.990$')
+    >>> plt.close(fig)
     """
     check_result(result, "result", ("n", "probability", "lower", "upper", "confidence"),
                  "the result of spectral_kit.theory.positivity_probability")
@@ -132,7 +208,39 @@ def plot_positivity_curve(
 
 @dataclass
 class EigenvectorArtists:
-    """Artists of :func:`plot_eigenvector_entries`."""
+    """Artists of :func:`plot_eigenvector_entries`.
+
+    Attributes
+    ----------
+    ax : Axes
+        The Axes drawn on.
+    stems : LineCollection
+        One stem per entry, blue when positive, orange when negative.
+    zero : Line2D
+        The zero line.
+    label : Text
+        How many entries are negative.
+    relative_x : bool
+        Draw entry i of n at x = (i + ½)/n on a fixed [0, 1] axis.
+
+    Examples
+    --------
+    ``update`` shows another eigenvector in place; with a larger mean (μ/σ = 1) it is
+    same-sign:
+
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit.plots import plot_eigenvector_entries
+    >>> from spectral_kit.theory import PositivitySampler
+    >>> sampler = PositivitySampler(seed=0)
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_eigenvector_entries(ax, sampler.leading_eigenvector(30, 0.2))
+    >>> artists.label.get_text()
+    '9 of 30 entries negative'
+    >>> artists.update(sampler.leading_eigenvector(30, 1.0))
+    >>> artists.label.get_text()
+    'all entries same-sign'
+    >>> plt.close(fig)
+    """
 
     ax: Axes
     stems: LineCollection
@@ -143,6 +251,13 @@ class EigenvectorArtists:
     relative_x: bool = False
 
     def update(self, v: np.ndarray) -> None:
+        """Show the entries of another vector ``v`` (any length), in place.
+
+        Parameters
+        ----------
+        v : array-like of shape (n,)
+            A non-zero vector.
+        """
         v = check_array(v, "v", ndim=1)
         if not np.any(v):
             raise ValueError("v must be a non-zero vector (an eigenvector has norm 1).")
@@ -167,7 +282,34 @@ class EigenvectorArtists:
 
 def plot_eigenvector_entries(ax: Axes, v: np.ndarray) -> EigenvectorArtists:
     """Entries of one leading eigenvector, sorted, coloured by sign, scaled by √n so that
-    the uniform vector is at 1 whatever n (values beyond [−2, 3] are clipped)."""
+    the uniform vector is at 1 whatever n (values beyond [−2, 3] are clipped).
+
+    The picture behind Theorem 10 of Wolf & Shashua (2005): the leading eigenvector of a
+    matrix with positive-mean entries is same-sign with high probability.
+
+    Parameters
+    ----------
+    ax : Axes
+        The Axes to draw on.
+    v : array-like of shape (n,)
+        A non-zero vector, e.g. :meth:`~spectral_kit.theory.PositivitySampler.leading_eigenvector`.
+
+    Returns
+    -------
+    EigenvectorArtists
+        The stems, the zero line and the count of negative entries.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from spectral_kit.plots import plot_eigenvector_entries
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_eigenvector_entries(ax, np.array([0.5, 0.5, 0.6, -0.2]))
+    >>> len(artists.stems.get_segments()), artists.label.get_text()
+    (4, '1 of 4 entries negative')
+    >>> plt.close(fig)
+    """
     stems = LineCollection([], lw=2.5)
     ax.add_collection(stems)
     zero = ax.axhline(0, color="0.3", lw=0.8)
@@ -183,7 +325,40 @@ def plot_eigenvector_entries(ax: Axes, v: np.ndarray) -> EigenvectorArtists:
 
 @dataclass
 class AlphaBarsArtists:
-    """Artists of :func:`plot_alpha_bars`."""
+    """Artists of :func:`plot_alpha_bars`.
+
+    Attributes
+    ----------
+    ax : Axes
+        The Axes drawn on.
+    bars : LineCollection
+        One bar per feature, sorted by α, coloured by true relevance.
+    bound_line : Line2D
+        Lemma 13's bound ÷ n₂ (hidden without a bound).
+    text : Text
+        The sparsity gap, the bound and the count of α_i ≤ 0.
+    legend_handles : list
+        The legend's entries.
+    relative_x : bool
+        Draw bar i of n at x = (i + ½)/n on a fixed [0, 1] axis.
+
+    Examples
+    --------
+    ``update`` without a gap or a bound clears the annotation and hides the bound line:
+
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from spectral_kit.plots import plot_alpha_bars
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_alpha_bars(ax, np.array([0.1, 0.7, 0.7]), np.array([False, True, True]),
+    ...                           gap=7.0)
+    >>> artists.text.get_text()
+    'sparsity gap $7.0$'
+    >>> artists.update(np.array([0.3, 0.4, 0.5, 0.6]), np.array([False, False, True, True]))
+    >>> len(artists.bars.get_segments()), artists.text.get_text(), artists.bound_line.get_visible()
+    (4, '', False)
+    >>> plt.close(fig)
+    """
 
     ax: Axes
     bars: LineCollection
@@ -203,6 +378,19 @@ class AlphaBarsArtists:
         gap: float | None = None,
         bound: object | None = None,
     ) -> None:
+        """Show new weights (any number of features), in place.
+
+        Parameters
+        ----------
+        alpha : array-like of shape (n_features,)
+            The weights.
+        relevant : array-like of bool, shape (n_features,)
+            Mask of the truly relevant features.
+        gap : float, optional
+            The sparsity gap to print.
+        bound : SparsityBound, optional
+            Lemma 13 for this α; None hides the bound line.
+        """
         alpha = check_array(alpha, "alpha", ndim=1)
         relevant = np.asarray(relevant, dtype=bool)
         if relevant.shape != alpha.shape:
@@ -258,6 +446,45 @@ def plot_alpha_bars(
 
     The dashed line is Lemma 13's bound divided by the number of irrelevant features: no
     irrelevant weight can be above it *on average*.
+
+    Parameters
+    ----------
+    ax : Axes
+        The Axes to draw on.
+    alpha : array-like of shape (n_features,)
+        The weights.
+    relevant : array-like of bool, shape (n_features,)
+        Mask of the truly relevant features (drawn blue; the others grey).
+    gap : float, optional
+        The sparsity gap to print (:func:`spectral_kit.metrics.sparsity_gap`).
+    bound : SparsityBound, optional
+        Lemma 13 for this α (:func:`spectral_kit.theory.lemma13_bound`).
+
+    Returns
+    -------
+    AlphaBarsArtists
+        The bars, the bound line and the annotation.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit import q_alpha
+    >>> from spectral_kit.datasets import make_multiclass_clusters
+    >>> from spectral_kit.metrics import sparsity_gap
+    >>> from spectral_kit.plots import plot_alpha_bars
+    >>> from spectral_kit.theory import lemma13_bound
+    >>> data = make_multiclass_clusters(n_clusters=3, random_state=0)
+    >>> res = q_alpha(data.M, k=3, random_state=0)
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_alpha_bars(ax, res.alpha, data.relevant,
+    ...                           gap=sparsity_gap(res.alpha, data.relevant),
+    ...                           bound=lemma13_bound(data.M, data.relevant, res))
+    >>> len(artists.bars.get_segments())
+    125
+    >>> print(artists.text.get_text())
+    sparsity gap $22.3$
+    irrelevant: $\\Sigma\\,\\alpha_i = 2.23 \\leq 11.74$ (Lemma 13)
+    >>> plt.close(fig)
     """
     bars = LineCollection([], lw=2)
     ax.add_collection(bars)
@@ -277,7 +504,38 @@ def plot_alpha_bars(
 
 
 def plot_objective_trace(ax: Axes, result: object) -> list[Line2D]:
-    """trace(QᵀA_α²Q) per iteration: Prop. 3 says it never decreases."""
+    """trace(QᵀA_α²Q) per iteration: Prop. 3 says it never decreases.
+
+    Parameters
+    ----------
+    ax : Axes
+        The Axes to draw on.
+    result : QAlphaResult
+        A Q-α result (:func:`spectral_kit.q_alpha` and its variants), with its
+        ``objective`` per iteration.
+
+    Returns
+    -------
+    list of Line2D
+        The one line drawn.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from spectral_kit import q_alpha
+    >>> from spectral_kit.datasets import make_multiclass_clusters
+    >>> from spectral_kit.plots import plot_objective_trace
+    >>> data = make_multiclass_clusters(n_clusters=3, random_state=0)
+    >>> res = q_alpha(data.M, k=3, random_state=0)
+    >>> fig, ax = plt.subplots()
+    >>> (line,) = plot_objective_trace(ax, res)
+    >>> ax.get_title()
+    '8 iterations, converged = True'
+    >>> bool(np.all(np.diff(line.get_ydata()) >= -1e-12))
+    True
+    >>> plt.close(fig)
+    """
     check_result(result, "result", ("objective", "n_iter", "converged"),
                  "a Q-α result (spectral_kit.q_alpha and its variants)")
     it = np.arange(1, len(result.objective) + 1)

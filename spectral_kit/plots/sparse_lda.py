@@ -101,6 +101,28 @@ def plot_interlacing(ax: Axes, interlacing: Any, *, spacing: float = 1.0) -> dic
     dict
         ``"ax"``, ``"spectrum"`` (Line2D), ``"brackets"`` (LineCollection), ``"sub"`` (Line2D),
         ``"top"`` (Line2D marking λ_max(A_S, B_S)).
+
+    Examples
+    --------
+    A random pair (A, B) of size 6 and the support {0, 2, 3}: the dots are the generalized
+    eigenvalues of the 3 × 3 principal pair, as SciPy computes them.
+
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from scipy.linalg import eigh
+    >>> from spectral_kit.plots import plot_interlacing
+    >>> from spectral_kit.sparse_lda import interlacing
+    >>> rng = np.random.default_rng(0)
+    >>> X, Y = rng.standard_normal((40, 6)), rng.standard_normal((40, 6))
+    >>> A, B = X.T @ X / 40, Y.T @ Y / 40 + np.eye(6)
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_interlacing(ax, interlacing(A, B, [0, 2, 3]))
+    >>> len(artists["brackets"].get_segments()), np.round(artists["sub"].get_ydata(), 3)
+    (3, array([0.367, 0.585, 0.673]))
+    >>> S = np.ix_([0, 2, 3], [0, 2, 3])
+    >>> np.round(eigh(A[S], B[S], eigvals_only=True), 3)
+    array([0.367, 0.585, 0.673])
+    >>> plt.close(fig)
     """
     artists = {
         "ax": ax,
@@ -132,6 +154,32 @@ def update_interlacing(
 
     With ``rescale=False`` the axes keep their limits (a caller that blits the artists over a
     cached background sets the limits itself).
+
+    Parameters
+    ----------
+    artists : dict
+        What :func:`plot_interlacing` returned.
+    interlacing, spacing
+        As in :func:`plot_interlacing`.
+    rescale : bool
+        Fit the axes to the new values.
+
+    Examples
+    --------
+    With a diagonal A and B = I the sub-eigenvalues of a support are its diagonal entries;
+    a support of two features is drawn at x = 0.5 and 1 (``spacing=1/k``):
+
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from spectral_kit.plots import plot_interlacing, update_interlacing
+    >>> from spectral_kit.sparse_lda import interlacing
+    >>> A = np.diag([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_interlacing(ax, interlacing(A, np.eye(6), [0, 2, 3]))
+    >>> update_interlacing(artists, interlacing(A, np.eye(6), [1, 4]), spacing=0.5)
+    >>> artists["sub"].get_xdata().tolist(), artists["sub"].get_ydata().tolist()
+    ([0.5, 1.0], [2.0, 5.0])
+    >>> plt.close(fig)
     """
     check_result(interlacing, "interlacing", ("spectrum", "sub", "lower", "upper"),
                  "the result of spectral_kit.sparse_lda.interlacing")
@@ -185,6 +233,18 @@ def plot_lambda_vs_k(
     dict
         ``"ax"``, ``"band"`` (Polygon), ``"lower"``, ``"upper"`` (Line2D) and ``"curves"``
         (name → Line2D).
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit.plots import plot_lambda_vs_k
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_lambda_vs_k(ax, [1, 2, 3],
+    ...                            {"ST": [0.5, 0.6, 0.7], "GSLDA": [0.6, 0.7, 0.8]},
+    ...                            lower=[0.30, 0.33, 0.40], upper=0.84)
+    >>> sorted(artists["curves"]), artists["upper"].get_ydata().tolist()
+    (['GSLDA', 'ST'], [0.84, 0.84, 0.84])
+    >>> plt.close(fig)
     """
     artists: dict[str, Any] = {
         "ax": ax,
@@ -213,6 +273,28 @@ def update_lambda_vs_k(
     """Redraw :func:`plot_lambda_vs_k` in place (new curves get new lines; absent ones hide).
 
     With ``rescale=False`` the axes keep their limits.
+
+    Parameters
+    ----------
+    artists : dict
+        What :func:`plot_lambda_vs_k` returned.
+    ks, curves, lower, upper
+        As in :func:`plot_lambda_vs_k`; a curve left out is hidden.
+    rescale : bool
+        Fit the axes to the new values.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit.plots import plot_lambda_vs_k, update_lambda_vs_k
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_lambda_vs_k(ax, [1, 2, 3], {"ST": [0.5, 0.6, 0.7]},
+    ...                            lower=[0.30, 0.33, 0.40], upper=0.84)
+    >>> update_lambda_vs_k(artists, [1, 2, 3], {"ESLDA": [0.6, 0.72, 0.8]},
+    ...                    lower=[0.30, 0.33, 0.40], upper=0.84)
+    >>> {name: line.get_visible() for name, line in artists["curves"].items()}
+    {'ST': False, 'ESLDA': True}
+    >>> plt.close(fig)
     """
     ks = check_values(ks, "ks")
     lower = _as_array(lower, ks.size, "lower")
@@ -270,6 +352,17 @@ def plot_optimality_ratio(
     -------
     dict
         ``"ax"``, ``"curves"`` (name → Line2D) and ``"reference"`` (Line2D or None).
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit.plots import plot_optimality_ratio
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_optimality_ratio(ax, [2, 3, 4], {"GSLDA": [1.0, 0.98, 0.97],
+    ...                                                 "ST": [0.9, 0.85, 0.8]})
+    >>> sorted(artists["curves"]), artists["reference"].get_ydata()
+    (['GSLDA', 'ST'], [0.9, 0.9])
+    >>> plt.close(fig)
     """
     artists: dict[str, Any] = {"ax": ax, "curves": {}, "reference": None}
     if reference is not None:
@@ -283,7 +376,26 @@ def plot_optimality_ratio(
 
 
 def update_optimality_ratio(artists: dict[str, Any], ks: Any, ratios: Mapping[str, Any]) -> None:
-    """Redraw :func:`plot_optimality_ratio` in place."""
+    """Redraw :func:`plot_optimality_ratio` in place.
+
+    Parameters
+    ----------
+    artists : dict
+        What :func:`plot_optimality_ratio` returned.
+    ks, ratios
+        As in :func:`plot_optimality_ratio`.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit.plots import plot_optimality_ratio, update_optimality_ratio
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_optimality_ratio(ax, [2, 3, 4], {"ST": [0.9, 0.85, 0.8]})
+    >>> update_optimality_ratio(artists, [2, 3, 4], {"ST": [0.95, 0.9, 0.7]})
+    >>> artists["curves"]["ST"].get_ydata().tolist(), round(float(ax.get_ylim()[0]), 2)
+    ([0.95, 0.9, 0.7], 0.69)
+    >>> plt.close(fig)
+    """
     ks = check_values(ks, "ks")
     ax = artists["ax"]
     _update_curves(ax, artists["curves"], ks, ratios, "ratios")
@@ -321,6 +433,18 @@ def plot_error_vs_k(
     dict
         ``"ax"``, ``"curves"`` (name → Line2D), ``"bands"`` (name → Polygon), ``"published"``
         (name → Line2D).
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit.plots import plot_error_vs_k
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_error_vs_k(ax, [1, 2, 3], {"GSLDA": [0.30, 0.20, 0.15]},
+    ...                           {"GSLDA": [0.05, 0.04, 0.03]},
+    ...                           published={"GSLDA": ([1, 3], [0.32, 0.16])})
+    >>> sorted(artists["bands"]), artists["published"]["GSLDA"].get_xdata().tolist()
+    (['GSLDA'], [1.0, 3.0])
+    >>> plt.close(fig)
     """
     artists: dict[str, Any] = {"ax": ax, "curves": {}, "bands": {}, "published": {}}
     ax.set_xlabel("cardinality $k$")
@@ -338,7 +462,28 @@ def update_error_vs_k(
     *,
     published: Mapping[str, tuple[Any, Any]] | None = None,
 ) -> None:
-    """Redraw :func:`plot_error_vs_k` in place."""
+    """Redraw :func:`plot_error_vs_k` in place.
+
+    Parameters
+    ----------
+    artists : dict
+        What :func:`plot_error_vs_k` returned.
+    ks, errors, spread, published
+        As in :func:`plot_error_vs_k`; a method without a spread hides its band.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit.plots import plot_error_vs_k, update_error_vs_k
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_error_vs_k(ax, [1, 2, 3], {"GSLDA": [0.30, 0.20, 0.15]},
+    ...                           {"GSLDA": [0.05, 0.04, 0.03]})
+    >>> update_error_vs_k(artists, [1, 2, 3], {"GSLDA": [0.28, 0.20, 0.10],
+    ...                                        "Pearson": [0.35, 0.30, 0.25]})
+    >>> sorted(artists["curves"]), artists["bands"]["GSLDA"].get_visible()
+    (['GSLDA', 'Pearson'], False)
+    >>> plt.close(fig)
+    """
     ax = artists["ax"]
     ks = check_values(ks, "ks")
     _update_curves(ax, artists["curves"], ks, errors, "errors")

@@ -62,7 +62,31 @@ def _stable_set(stable_ks: Any, n_gaps: int) -> set[int]:
 
 @dataclass(frozen=True)
 class EigengapArtists:
-    """Bars of the eigengaps, the 4·λ₁(E) line, and the Axes they live in."""
+    """Bars of the eigengaps, the 4·λ₁(E) line, and the Axes they live in.
+
+    Attributes
+    ----------
+    ax : Axes
+        The Axes drawn on.
+    bars : list of Rectangle
+        One bar per eigengap, green for a stable k.
+    threshold : Line2D
+        The threshold ``4·λ₁(E)``.
+
+    Examples
+    --------
+    With a higher threshold no k is stable and every bar turns grey:
+
+    >>> import matplotlib.pyplot as plt
+    >>> from matplotlib.colors import to_hex
+    >>> from spectral_kit.plots import plot_eigengaps
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_eigengaps(ax, [5.0, 3.0, 1.0, 0.8], threshold=1.0)
+    >>> artists.update([5.0, 3.0, 1.0, 0.8], threshold=2.5)
+    >>> [to_hex(bar.get_facecolor()) for bar in artists.bars]
+    ['#7f7f7f', '#7f7f7f', '#7f7f7f']
+    >>> plt.close(fig)
+    """
 
     ax: Axes
     bars: list[Rectangle]
@@ -78,6 +102,13 @@ class EigengapArtists:
         over a cached background sets them once), and a threshold above the top limit is
         drawn just inside the top edge (the caller should say so: the line then does not
         show its value).
+
+        Parameters
+        ----------
+        eigenvalues, threshold, stable_ks
+            As in :func:`plot_eigengaps`.
+        rescale : bool
+            Fit the axes to the new values.
         """
         gaps = -np.diff(_descending(eigenvalues))
         threshold = check_finite_scalar(threshold, "threshold")
@@ -112,15 +143,39 @@ def plot_eigengaps(
     A bar above the line is a stable k (its top-k eigenvector space cannot move far under
     the bootstrap perturbation); stable bars are drawn in green.
 
+    This is Lemma 1 of Mavroeidis & Vazirgiannis (Sec. 4.2): the top-k eigenvector space
+    of A is stable when ``λ_k − λ_{k+1} > 4‖E‖₂`` (``‖E‖₂ = λ₁(E)``).
+
     Parameters
     ----------
     ax : Axes
+        The Axes to draw on.
     eigenvalues : array-like
         Eigenvalues of A (any order).
     threshold : float
         ``4·λ₁(E)``.
     stable_ks : iterable of int, optional
         Defaults to the k whose gap exceeds the threshold.
+
+    Returns
+    -------
+    EigengapArtists
+        The bars (one per k) and the threshold line.
+
+    Examples
+    --------
+    The gaps of 5, 3, 1, 0.8 are 2, 2 and 0.2: k = 1 and 2 pass a threshold of 1.
+
+    >>> import matplotlib.pyplot as plt
+    >>> from matplotlib.colors import to_hex
+    >>> from spectral_kit.plots import plot_eigengaps
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_eigengaps(ax, [5.0, 3.0, 1.0, 0.8], threshold=1.0)
+    >>> [round(float(bar.get_height()), 2) for bar in artists.bars]
+    [2.0, 2.0, 0.2]
+    >>> [to_hex(bar.get_facecolor()) == to_hex("tab:green") for bar in artists.bars]
+    [True, True, False]
+    >>> plt.close(fig)
     """
     gaps = -np.diff(_descending(eigenvalues))
     threshold = check_finite_scalar(threshold, "threshold")
@@ -138,7 +193,32 @@ def plot_eigengaps(
 
 @dataclass(frozen=True)
 class StewartArtists:
-    """Stewart's bound per k, the observed distances per resample and their maximum."""
+    """Stewart's bound per k, the observed distances per resample and their maximum.
+
+    Attributes
+    ----------
+    ax : Axes
+        The Axes drawn on.
+    bound : Line2D
+        The bound per k (capped at 1).
+    observed : PathCollection
+        One point per resample and k.
+    worst : Line2D
+        The largest observed distance per k.
+
+    Examples
+    --------
+    A bound above 1 is drawn at 1 (a distance never exceeds 1):
+
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit.plots import plot_stewart_bound
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_stewart_bound(ax, [1, 2, 3], [0.2, 0.3, 0.6], [0.05, 0.3, 0.2])
+    >>> artists.update([1, 2, 3], [0.1, 0.2, 1.5], [0.02, 0.1, 0.4])
+    >>> artists.bound.get_ydata().tolist()
+    [0.1, 0.2, 1.0]
+    >>> plt.close(fig)
+    """
 
     ax: Axes
     bound: Line2D
@@ -146,7 +226,15 @@ class StewartArtists:
     worst: Line2D
 
     def update(self, ks: Any, bounds: Any, observed: Any, *, rescale: bool = True) -> None:
-        """Show new bounds and distances; with ``rescale=False`` the axes keep their limits."""
+        """Show new bounds and distances; with ``rescale=False`` the axes keep their limits.
+
+        Parameters
+        ----------
+        ks, bounds, observed
+            As in :func:`plot_stewart_bound`.
+        rescale : bool
+            Fit the k axis to the new values.
+        """
         ks_arr, bound_arr, obs = _stewart_arrays(ks, bounds, observed)
         self.bound.set_data(ks_arr, np.minimum(bound_arr, 1.0))
         jitter = np.linspace(-0.15, 0.15, obs.shape[0]) if obs.shape[0] > 1 else np.zeros(1)
@@ -193,6 +281,28 @@ def plot_stewart_bound(ax: Axes, ks: Any, bounds: Any, observed: Any) -> Stewart
     observed : array-like of shape (B, len(ks)) or (len(ks),)
         Distances between the top-k eigenspaces of A and of each resampled matrix; NaN for
         a resample not drawn yet.
+
+    Returns
+    -------
+    StewartArtists
+        The bound line, the observed points and their maximum per k.
+
+    Notes
+    -----
+    Stewart's theorem as stated by Mavroeidis & Vazirgiannis (Sec. 2.3, Theorem 1).
+
+    Examples
+    --------
+    Two resamples, three k; where the theorem does not apply (k = 2) the line has a gap:
+
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit.plots import plot_stewart_bound
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_stewart_bound(ax, [1, 2, 3], [0.2, None, 0.6],
+    ...                              [[0.05, 0.3, 0.2], [0.1, 0.5, 0.3]])
+    >>> artists.bound.get_ydata().tolist(), artists.worst.get_ydata().tolist()
+    ([0.2, nan, 0.6], [0.1, 0.5, 0.3])
+    >>> plt.close(fig)
     """
     ks_arr, bound_arr, obs = _stewart_arrays(ks, bounds, observed)
     (bound,) = ax.plot(ks_arr, np.minimum(bound_arr, 1.0), "o-", color=THRESHOLD_COLOR,
@@ -211,12 +321,39 @@ def plot_stewart_bound(ax: Axes, ks: Any, bounds: Any, observed: Any) -> Stewart
 
 @dataclass(frozen=True)
 class IntervalWidthArtists:
-    """The heat map of interval widths."""
+    """The heat map of interval widths.
+
+    Attributes
+    ----------
+    ax : Axes
+        The Axes drawn on.
+    image : AxesImage
+        ``upper − lower``, one pixel per entry.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from spectral_kit.plots import plot_interval_widths
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_interval_widths(ax, np.zeros((2, 2)), np.ones((2, 2)))
+    >>> artists.update(np.eye(2), np.eye(2) + [[0.5, 0.1], [0.1, 0.2]])
+    >>> artists.image.get_array().tolist(), artists.image.get_clim()
+    ([[0.5, 0.1], [0.1, 0.2]], (0.0, 0.5))
+    >>> plt.close(fig)
+    """
 
     ax: Axes
     image: AxesImage
 
     def update(self, lower: Any, upper: Any) -> None:
+        """Show the widths of new intervals (same shape), in place.
+
+        Parameters
+        ----------
+        lower, upper : array-like of shape (n_features, n_features)
+            The bounds of every entry's interval, ``lower ≤ upper``.
+        """
         width = _interval_width(lower, upper)
         self.image.set_data(width)
         self.image.set_clim(0.0, float(width.max()) or 1.0)
@@ -242,6 +379,36 @@ def plot_interval_widths(
 
     Wide rows are the features whose similarities/covariances are least accurate -- those
     Algorithm 1 removes first.
+
+    Parameters
+    ----------
+    ax : Axes
+        The Axes to draw on.
+    lower, upper : array-like of shape (n_features, n_features)
+        The bounds of every entry's interval (e.g. ``BootstrapIntervals.lower`` and
+        ``.upper``), ``lower ≤ upper``.
+    feature_names : sequence of str, optional
+        Tick labels of the rows and columns.
+    cmap : str
+        The colour map.
+
+    Returns
+    -------
+    IntervalWidthArtists
+        The image.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from spectral_kit.plots import plot_interval_widths
+    >>> lower = np.array([[1.0, 0.2], [0.2, 2.0]])
+    >>> upper = np.array([[1.5, 0.4], [0.4, 2.1]])
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_interval_widths(ax, lower, upper, feature_names=["a", "b"])
+    >>> np.round(artists.image.get_array(), 3).tolist()
+    [[0.5, 0.2], [0.2, 0.1]]
+    >>> plt.close(fig)
     """
     width = _interval_width(lower, upper)
     image = ax.imshow(width, cmap=cmap, vmin=0.0, vmax=float(width.max()) or 1.0,
@@ -256,7 +423,39 @@ def plot_interval_widths(
 
 @dataclass(frozen=True)
 class TrajectoryArtists:
-    """Largest eigengap and threshold along Algorithm 1's removals."""
+    """Largest eigengap and threshold along Algorithm 1's removals.
+
+    Attributes
+    ----------
+    ax : Axes
+        The Axes drawn on.
+    gap : Line2D
+        The largest eigengap of A′ per removal.
+    threshold : Line2D
+        ``4·λ₁(E′)`` per removal.
+    stable : Line2D
+        The steps with a stable k.
+
+    Examples
+    --------
+    ``update`` draws the trajectory of another run on the same artists:
+
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from spectral_kit.plots import plot_sbs_trajectory
+    >>> from spectral_kit.stability import sbs
+    >>> rng = np.random.default_rng(1)
+    >>> z = rng.normal(size=(200, 1))
+    >>> X = np.hstack([z + 0.1 * rng.normal(size=(200, 3)), rng.normal(size=(200, 2))])
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_sbs_trajectory(ax, sbs(X, n_resamples=100, random_state=0))
+    >>> artists.gap.get_xdata().tolist(), artists.stable.get_xdata().tolist()
+    ([0.0, 1.0, 2.0, 3.0], [])
+    >>> artists.update(sbs(X[:, :3], n_resamples=100, random_state=0))
+    >>> artists.gap.get_xdata().tolist(), artists.stable.get_xdata().tolist()
+    ([0.0], [0.0])
+    >>> plt.close(fig)
+    """
 
     ax: Axes
     gap: Line2D
@@ -264,6 +463,13 @@ class TrajectoryArtists:
     stable: Line2D
 
     def update(self, result: Any) -> None:
+        """Show the trajectory of another :class:`~spectral_kit.stability.SbSResult`.
+
+        Parameters
+        ----------
+        result : SbSResult
+            From :func:`spectral_kit.stability.sbs`.
+        """
         removed, gap, thr, stable = _trajectory_arrays(result)
         self.gap.set_data(removed, gap)
         self.threshold.set_data(removed, thr)
@@ -289,6 +495,41 @@ def plot_sbs_trajectory(ax: Axes, result: Any) -> TrajectoryArtists:
 
     ``result`` is an :class:`~spectral_kit.stability.SbSResult` (run with the default
     ``full_trajectory=True`` to see every step). Steps with a stable k are marked.
+
+    Parameters
+    ----------
+    ax : Axes
+        The Axes to draw on.
+    result : SbSResult
+        From :func:`spectral_kit.stability.sbs` (Algorithm 1 of Mavroeidis &
+        Vazirgiannis, Sec. 4.3).
+
+    Returns
+    -------
+    TrajectoryArtists
+        The gap and threshold lines and the stable steps.
+
+    Examples
+    --------
+    One latent direction in four features, and three noisy features: after the noisy
+    features are removed the largest gap clears the threshold.
+
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from spectral_kit.plots import plot_sbs_trajectory
+    >>> from spectral_kit.stability import sbs
+    >>> rng = np.random.default_rng(0)
+    >>> latent = rng.normal(size=(300, 1))
+    >>> X = np.hstack([latent + 0.1 * rng.normal(size=(300, 4)),
+    ...                1.5 * rng.normal(size=(300, 3))])
+    >>> result = sbs(X, retain=0.5, n_resamples=200, random_state=0)
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_sbs_trajectory(ax, result)
+    >>> np.round(artists.gap.get_ydata(), 2), np.round(artists.threshold.get_ydata(), 2)
+    (array([2.02, 2.02, 2.13, 4.16]), array([4.98, 3.94, 3.  , 2.18]))
+    >>> artists.stable.get_xdata().tolist()
+    [3.0]
+    >>> plt.close(fig)
     """
     removed, gap, thr, stable = _trajectory_arrays(result)
     (gap_line,) = ax.plot(removed, gap, "o-", color="tab:blue", label=r"largest eigengap of $A'$")
@@ -303,7 +544,33 @@ def plot_sbs_trajectory(ax: Axes, result: Any) -> TrajectoryArtists:
 
 @dataclass(frozen=True)
 class BootstrapHistogramArtists:
-    """Histogram of one entry's bootstrap values and its estimate/interval lines."""
+    """Histogram of one entry's bootstrap values and its estimate/interval lines.
+
+    Attributes
+    ----------
+    ax : Axes
+        The Axes drawn on.
+    bars : BarContainer
+        One bar per bin.
+    estimate, lower, upper : Line2D
+        Vertical lines at the estimate and at the interval's ends.
+    bins : ndarray
+        The bin edges, kept by ``update``.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from spectral_kit.plots import plot_bootstrap_histogram
+    >>> rng = np.random.default_rng(0)
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_bootstrap_histogram(ax, rng.normal(0.5, 0.1, 500), 0.5, 0.34, 0.66,
+    ...                                    bins=20, value_range=(0.0, 1.0))
+    >>> artists.update(rng.normal(0.6, 0.1, 500), 0.6, 0.44, 0.76)
+    >>> len(artists.bins), artists.estimate.get_xdata()
+    (21, [0.6, 0.6])
+    >>> plt.close(fig)
+    """
 
     ax: Axes
     bars: BarContainer
@@ -313,6 +580,13 @@ class BootstrapHistogramArtists:
     bins: np.ndarray
 
     def update(self, values: Any, estimate: float, lower: float, upper: float) -> None:
+        """Show new bootstrap values and interval, on the same bins.
+
+        Parameters
+        ----------
+        values, estimate, lower, upper
+            As in :func:`plot_bootstrap_histogram`.
+        """
         vals, estimate, lower, upper = _histogram_inputs(values, estimate, lower, upper)
         counts, _ = np.histogram(vals, bins=self.bins)
         for rect, count in zip(self.bars, counts):
@@ -340,7 +614,42 @@ def plot_bootstrap_histogram(
 ) -> BootstrapHistogramArtists:
     """Bootstrap values of one similarity/covariance with its estimate and interval.
 
-    ``bins``/``value_range`` fix the bin edges, which later updates keep.
+    ``bins``/``value_range`` fix the bin edges, which later updates keep. The interval is
+    one entry of the bootstrap confidence intervals of Mavroeidis & Vazirgiannis
+    (Sec. 4.1).
+
+    Parameters
+    ----------
+    ax : Axes
+        The Axes to draw on.
+    values : array-like
+        The entry's value in every bootstrap resample.
+    estimate : float
+        The entry's value on the data.
+    lower, upper : float
+        The ends of its interval, ``lower ≤ upper``.
+    bins : int or array-like
+        Number of bins or their edges (as :func:`numpy.histogram`).
+    value_range : (float, float), optional
+        The range the bins cover.
+
+    Returns
+    -------
+    BootstrapHistogramArtists
+        The bars, the three vertical lines and the bin edges.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from spectral_kit.plots import plot_bootstrap_histogram
+    >>> values = np.random.default_rng(0).normal(0.5, 0.1, 500)
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_bootstrap_histogram(ax, values, 0.5, 0.34, 0.66, bins=20,
+    ...                                    value_range=(0.0, 1.0))
+    >>> int(sum(bar.get_height() for bar in artists.bars)), artists.lower.get_xdata()
+    (500, [0.34, 0.34])
+    >>> plt.close(fig)
     """
     vals, estimate, lower, upper = _histogram_inputs(values, estimate, lower, upper)
     counts, edges = np.histogram(vals, bins=bins, range=value_range)
@@ -356,7 +665,37 @@ def plot_bootstrap_histogram(
 
 @dataclass(frozen=True)
 class PerturbationArtists:
-    """Per resample ‖A*_b − A‖₂ against the distance moved, Stewart's curve and ‖E‖₂."""
+    """Per resample ‖A*_b − A‖₂ against the distance moved, Stewart's curve and ‖E‖₂.
+
+    Attributes
+    ----------
+    ax : Axes
+        The Axes drawn on.
+    points : PathCollection
+        One point per resample.
+    curve : Line2D
+        The bound ``2ε/(gap − 2ε)`` on ε ∈ [0, gap/4].
+    limit : Line2D
+        The vertical line ε = gap/4.
+    norm_E : Line2D
+        The vertical line ε = ‖E‖₂.
+    stewart_E : Line2D
+        Theorem 1's bound for A + E (a star; empty without one).
+
+    Examples
+    --------
+    A new k moves the curve and the limit; here the gap at k = 2 is 1, so ε = 1/4:
+
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit.plots import plot_perturbation_distances
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_perturbation_distances(ax, [0.1, 0.3], [0.1, 0.2], [4.0, 2.0, 1.0],
+    ...                                       1, norm_E=0.35)
+    >>> artists.update([0.1, 0.3], [0.1, 0.2], [4.0, 2.0, 1.0], 2, norm_E=0.35)
+    >>> artists.limit.get_xdata()
+    [0.25, 0.25]
+    >>> plt.close(fig)
+    """
 
     ax: Axes
     points: PathCollection
@@ -376,6 +715,13 @@ class PerturbationArtists:
         that divides ``perturbation_norms``, ``eigenvalues`` and ``norm_E`` by that gap gets
         the same curve ``2u/(1 − 2u)`` on u ∈ [0, 1/4) for every state and can fix the
         limits once.
+
+        Parameters
+        ----------
+        perturbation_norms, distances, eigenvalues, k, norm_E, stewart_E
+            As in :func:`plot_perturbation_distances` (``stewart_E=None`` hides the star).
+        rescale : bool
+            Fit the ε axis to the new values.
         """
         norms, dist = _perturbation_arrays(perturbation_norms, distances)
         eps, bound, quarter = _stewart_curve(eigenvalues, k)
@@ -432,6 +778,7 @@ def plot_perturbation_distances(
     Parameters
     ----------
     ax : Axes
+        The Axes to draw on.
     perturbation_norms : array-like of shape (B,)
         ``‖A*_b − A‖₂`` of each resample.
     distances : array-like of shape (B,)
@@ -444,6 +791,28 @@ def plot_perturbation_distances(
         ``‖E‖₂``.
     stewart_E : float, optional
         Theorem 1's bound ``2‖E₂₁‖/δ`` for A + E itself, drawn as a star at ε = ‖E‖₂.
+
+    Returns
+    -------
+    PerturbationArtists
+        The resample points, the curve, the two vertical lines and the star.
+
+    Examples
+    --------
+    Eigenvalues 4, 2, 1 and k = 1: the gap is 2, so the curve ends at ε = 1/2, where the
+    bound reaches 1, and at ε = 1/4 it is ``2·(1/4)/(2 − 1/2) = 1/3``:
+
+    >>> import matplotlib.pyplot as plt
+    >>> from spectral_kit.plots import plot_perturbation_distances
+    >>> from spectral_kit.stability import lemma1_distance_bound
+    >>> fig, ax = plt.subplots()
+    >>> artists = plot_perturbation_distances(ax, [0.1, 0.3], [0.1, 0.2], [4.0, 2.0, 1.0],
+    ...                                       1, norm_E=0.35, stewart_E=0.5)
+    >>> artists.limit.get_xdata(), float(artists.curve.get_ydata()[-1])
+    ([0.5, 0.5], 1.0)
+    >>> round(lemma1_distance_bound([4.0, 2.0, 1.0], 0.25, 1), 4)
+    0.3333
+    >>> plt.close(fig)
     """
     norms, dist = _perturbation_arrays(perturbation_norms, distances)
     points = ax.scatter(norms, dist, s=6, alpha=0.35, color="tab:blue", label="resamples")

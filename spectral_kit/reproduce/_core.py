@@ -85,6 +85,7 @@ VERDICTS: tuple[str, ...] = (
 #: Confidence level of every interval behind a verdict.
 LEVEL = 0.95
 
+#: The rules every verdict follows (Markdown), printed with every report and on the site.
 VERDICT_RULES = (
     "**Verdicts.** *Published* is what the paper prints, with its own words quoted and its "
     "place (section, paragraph, table or figure caption). A row is a *value* or a *claim*. A "
@@ -138,6 +139,18 @@ class Quote:
     text : str
         The words, as printed (mathematics may be written in Unicode, e.g. "n₂/q²"); " … "
         marks words left out.
+
+    Examples
+    --------
+    >>> from spectral_kit.reproduce import Quote
+    >>> printed = Quote("mavroeidis-vazirgiannis", "Sec. 4.1, Example 1",
+    ...                 "The cosine similarity of the two terms is 0.75.")
+    >>> printed.place
+    'Sec. 4.1, Example 1'
+    >>> Quote("a-paper-not-in-the-kit", "Sec. 1", "words")
+    Traceback (most recent call last):
+    ...
+    ValueError: paper must be one of [...]; got 'a-paper-not-in-the-kit'.
     """
 
     paper: str
@@ -163,6 +176,31 @@ def quote(paper: str, place: str, text: str) -> Quote:
     The quote is added to :data:`QUOTES`, which the test suite checks against the papers'
     text; rows take it through the ``quote`` (or ``claim``) argument of :func:`compare`,
     :func:`compare_claim` and :func:`compare_claim_band`.
+
+    Parameters
+    ----------
+    paper : str
+        Key of :data:`PAPERS`.
+    place : str
+        Where the words are printed (section and paragraph, table or figure caption).
+    text : str
+        The words, as printed.
+
+    Returns
+    -------
+    Quote
+        The quote, declared once however often it is declared.
+
+    Examples
+    --------
+    Declaring a quote the kit already declares changes nothing:
+
+    >>> from spectral_kit.reproduce import QUOTES, quote
+    >>> before = len(QUOTES)
+    >>> q = quote("mavroeidis-vazirgiannis", "Sec. 4.1, Example 1",
+    ...           "The cosine similarity of the two terms is 0.75.")
+    >>> q in QUOTES, len(QUOTES) == before
+    (True, True)
     """
     q = Quote(paper, place, text)
     if q not in QUOTES:
@@ -212,6 +250,19 @@ class Comparison:
         The paper's words that print the published value, or state the claim.
     test : str
         For a claim, the test the kit applies to decide it (with the kit's choices).
+
+    Examples
+    --------
+    Rows are built by :func:`compare` and its siblings; ``cells`` gives the text a table
+    shows, and a row survives a round trip through JSON:
+
+    >>> from spectral_kit.reproduce import Comparison, compare
+    >>> row = compare("cosine of the two terms", 0.7539, 0.75, rtol=0.0, atol=0.005,
+    ...               source="Sec. 4.1, Example 1")
+    >>> row.cells()[:4]
+    ('cosine of the two terms', '0.754', '0.75 (Sec. 4.1, Example 1)', 'reproduced')
+    >>> Comparison.from_dict(row.to_dict()) == row
+    True
     """
 
     quantity: str
@@ -250,6 +301,11 @@ class Comparison:
 
         A claim's published cell is the quoted statement and its place, and its note starts
         with the test; a value's note starts with the words that print the value.
+
+        Returns
+        -------
+        tuple of five str
+            The cells of the row, as the text, Markdown and HTML tables show them.
         """
         ours = _fmt(self.ours)
         if self.ci is not None:
@@ -270,7 +326,13 @@ class Comparison:
         return self.quantity, ours, published, self.verdict_label, note
 
     def to_dict(self) -> dict:
-        """A JSON-ready dictionary (see :func:`Comparison.from_dict`)."""
+        """A JSON-ready dictionary (see :func:`Comparison.from_dict`).
+
+        Returns
+        -------
+        dict
+            Every field, NumPy numbers as Python numbers and tuples as lists.
+        """
         out = {
             "quantity": self.quantity, "ours": _jsonable(self.ours),
             "published": _jsonable(self.published), "verdict": self.verdict,
@@ -283,6 +345,18 @@ class Comparison:
 
     @classmethod
     def from_dict(cls, d: dict) -> Comparison:
+        """The comparison stored by :meth:`to_dict`.
+
+        Parameters
+        ----------
+        d : dict
+            What :meth:`to_dict` returned (after a trip through JSON).
+
+        Returns
+        -------
+        Comparison
+            Equal to the comparison that was stored.
+        """
         published = d.get("published")
         if isinstance(published, list):
             published = tuple(published)
@@ -340,6 +414,24 @@ class Reproduction:
         The parameters it was run with (quick or full, seeds, repetitions).
     stored : str
         Empty for a fresh run; for a stored full-mode result, when and how it was stored.
+
+    Examples
+    --------
+    A fresh quick run of Examples 1–2 of Mavroeidis & Vazirgiannis (instant): the rows,
+    the raw numbers behind them and the settings.
+
+    >>> from spectral_kit.reproduce import REGISTRY
+    >>> result = REGISTRY["mavroeidis-vazirgiannis/example1"].func(quick=True)
+    >>> result.paper, result.settings["quick"], result.stored
+    ('mavroeidis-vazirgiannis', True, '')
+    >>> first = result.comparisons[0]
+    >>> first.quantity, round(first.ours, 4), first.published, first.verdict
+    ('cosine of the two terms', 0.7539, 0.75, 'reproduced')
+    >>> sorted(result.data)[:3]
+    ['E', 'X', 'cosine']
+
+    In a notebook the result shows as an HTML table; ``print`` gives text and
+    ``to_markdown()`` a Markdown table.
     """
 
     key: str
@@ -368,7 +460,13 @@ class Reproduction:
         return "; ".join(parts)
 
     def to_markdown(self) -> str:
-        """A Markdown table: quantity | ours | published | verdict | note (cells escaped)."""
+        """A Markdown table: quantity, ours, published, verdict, note (cells escaped).
+
+        Returns
+        -------
+        str
+            A heading with the title, the caption, and one table row per comparison.
+        """
         lines = [f"### {self.title}", ""]
         if self._caption():
             lines += [f"*{_md_cell(self._caption())}*", ""]
@@ -432,6 +530,24 @@ def verdict_counts(results: Iterable[Reproduction | Comparison]) -> dict[str, in
     """How many comparisons carry each verdict, over reproductions (or comparisons).
 
     Every verdict of :data:`VERDICTS` is a key, in that order, zeros included.
+
+    Parameters
+    ----------
+    results : iterable of Reproduction or Comparison
+        Reproductions (all their rows count) or single rows.
+
+    Returns
+    -------
+    dict of str to int
+        Verdict → number of rows.
+
+    Examples
+    --------
+    >>> from spectral_kit.reproduce import compare, verdict_counts
+    >>> rows = [compare("a", 1.0, 1.0), compare("b", 2.0, 1.0), compare("c", 1.0, None)]
+    >>> verdict_counts(rows)
+    {'reproduced': 1, 'close': 0, 'differs': 1, 'inconclusive': 0, 'not published': 1,
+     'provisional (quick)': 0}
     """
     counts = dict.fromkeys(VERDICTS, 0)
     for item in results:
@@ -468,7 +584,29 @@ def _t_quantile(df: int) -> float:
 
 
 def mean_ci(samples: Sequence[float] | np.ndarray) -> tuple[float, float]:
-    """95 % Student-t interval of the mean of ``samples`` (infinite for fewer than 2)."""
+    """95 % Student-t interval of the mean of ``samples`` (infinite for fewer than 2).
+
+    Parameters
+    ----------
+    samples : array-like
+        Per-draw values; NaN and infinite values are left out.
+
+    Returns
+    -------
+    (float, float)
+        The lower and upper end.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import t
+    >>> from spectral_kit.reproduce import mean_ci
+    >>> [round(v, 4) for v in mean_ci([1.0, 2.0, 3.0, 4.0, 5.0])]
+    [1.0368, 4.9632]
+    >>> sem = np.std([1.0, 2.0, 3.0, 4.0, 5.0], ddof=1) / np.sqrt(5)
+    >>> [round(float(v), 4) for v in t.interval(0.95, 4, loc=3.0, scale=sem)]
+    [1.0368, 4.9632]
+    """
     x = np.asarray(samples, dtype=np.float64).ravel()
     x = x[np.isfinite(x)]
     if x.size < 2:
@@ -479,7 +617,30 @@ def mean_ci(samples: Sequence[float] | np.ndarray) -> tuple[float, float]:
 
 
 def median_ci(samples: Sequence[float] | np.ndarray) -> tuple[float, float]:
-    """Distribution-free 95 % interval of the median (order statistics, binomial)."""
+    """Distribution-free 95 % interval of the median (order statistics, binomial).
+
+    Parameters
+    ----------
+    samples : array-like
+        Per-draw values.
+
+    Returns
+    -------
+    (float, float)
+        Two order statistics that cover the median with probability ≥ 95 %; infinite for
+        fewer than 6 samples (no pair reaches 95 %).
+
+    Examples
+    --------
+    Among ten draws, the 2nd and 9th smallest cover the median with probability
+    1 − 2·P(Binomial(10, ½) ≤ 1) = 0.979:
+
+    >>> from spectral_kit.reproduce import median_ci
+    >>> median_ci([3.0, 1.0, 4.0, 1.5, 5.0, 9.0, 2.0, 6.0, 5.5, 3.5])
+    (1.5, 6.0)
+    >>> median_ci([1.0, 2.0, 3.0])
+    (-inf, inf)
+    """
     from scipy.stats import binom
 
     x = np.sort(np.asarray(samples, dtype=np.float64).ravel())
@@ -493,7 +654,30 @@ def median_ci(samples: Sequence[float] | np.ndarray) -> tuple[float, float]:
 
 
 def proportion_ci(successes: int, trials: int) -> tuple[float, float]:
-    """95 % Wilson interval of a proportion."""
+    """95 % Wilson interval of a proportion.
+
+    Parameters
+    ----------
+    successes : int
+        Number of successes.
+    trials : int
+        Number of trials; with none the interval is [0, 1].
+
+    Returns
+    -------
+    (float, float)
+        The lower and upper end, within [0, 1].
+
+    Examples
+    --------
+    >>> from scipy.stats import binomtest
+    >>> from spectral_kit.reproduce import proportion_ci
+    >>> [round(v, 4) for v in proportion_ci(45, 50)]
+    [0.7864, 0.9565]
+    >>> interval = binomtest(45, 50).proportion_ci(0.95, method="wilson")
+    >>> round(float(interval.low), 4), round(float(interval.high), 4)
+    (0.7864, 0.9565)
+    """
     if trials <= 0:
         return (0.0, 1.0)
     from scipy.stats import norm
@@ -617,10 +801,25 @@ def compare(
 
     Parameters
     ----------
-    quote : Quote, optional
-        The paper's words that print ``published``, and their place (:func:`quote`).
+    quantity : str
+        What is compared, in the paper's words; it names the row.
+    ours : float or None
+        Our value (None with ``samples``: their mean).
+    published : float, (float, float) or None
+        The printed value, a printed range ``(lo, hi)``, or None when the paper prints
+        none (the verdict is then "not published").
+    rtol, atol : float
+        Relative and absolute tolerance of the band around ``published``.
+    close_rtol : float, optional
+        Relative tolerance of the close band (default ``3·rtol``).
+    at_least, at_most : bool
+        ``published`` is a printed bound ("at least 90 %", "at most 5").
+    note : str
+        Why a difference arises, the kit's choices, caveats.
     source : str
         Where the published value is printed, for a row without a quote.
+    quote : Quote, optional
+        The paper's words that print ``published``, and their place (:func:`quote`).
     samples : array-like, optional
         Per-draw values whose mean is ``ours`` (``ours=None`` takes their mean).
     ci : (float, float), optional
@@ -629,6 +828,35 @@ def compare(
         Number of draws; defaults to ``len(samples)``.
     final_in_quick : bool
         Quick mode computes this row exactly as full mode does (its verdict is final).
+
+    Returns
+    -------
+    Comparison
+        The row, with its verdict.
+
+    Examples
+    --------
+    Example 1 of Mavroeidis & Vazirgiannis: two terms occur (0, 1), (2, 3), (4, 3), (3, 0),
+    (1, 0) times in five documents, and the paper prints their cosine as 0.75 (two
+    decimals, so ±0.005):
+
+    >>> import numpy as np
+    >>> from spectral_kit.reproduce import Quote, compare
+    >>> t1, t2 = np.array([0, 2, 4, 3, 1]), np.array([1, 3, 3, 0, 0])
+    >>> cosine = float(t1 @ t2 / (np.linalg.norm(t1) * np.linalg.norm(t2)))
+    >>> printed = Quote("mavroeidis-vazirgiannis", "Sec. 4.1, Example 1",
+    ...                 "The cosine similarity of the two terms is 0.75.")
+    >>> row = compare("cosine of the two terms", cosine, 0.75, rtol=0.0, atol=0.005,
+    ...               quote=printed)
+    >>> round(row.ours, 4), row.verdict
+    (0.7539, 'reproduced')
+
+    A mean over draws is decided by its whole 95 % interval: [0.080, 0.120] lies within
+    the close band 0.10 ± 30 % but not within the tolerance band 0.10 ± 10 %.
+
+    >>> row = compare("error", None, 0.10, rtol=0.1, samples=[0.09, 0.12, 0.10, 0.08, 0.11])
+    >>> [round(v, 3) for v in row.ci], row.n, row.verdict
+    ([0.08, 0.12], 5, 'close')
     """
     words, source = _where(quote, source)
     ours, ci, n = _ours(ours, samples, ci, n)
@@ -677,6 +905,43 @@ def compare_claim(
     ``claim`` is the paper's statement, a :class:`Quote` (or, outside the kit's own
     reproductions, a short text such as "> 0"); ``test`` says how the kit decides it and
     defaults to the sign test just described.
+
+    Parameters
+    ----------
+    quantity : str
+        What is compared; it names the row.
+    difference : float or array-like
+        Per-repeat paired differences, or one number.
+    claim : Quote or str
+        The paper's statement.
+    margin : float
+        The claim is "difference > margin" (or "< margin" with ``side="less"``).
+    side : {"greater", "less"}
+        The claimed side of the margin.
+    ci : (float, float), optional
+        The interval of a single ``difference``.
+    test : str, optional
+        How the kit decides the claim, in words.
+    note, source, n, final_in_quick
+        As in :func:`compare` (``n``: the repeats behind a single ``difference``).
+
+    Returns
+    -------
+    Comparison
+        A claim row (``kind="claim"``) with its verdict.
+
+    Examples
+    --------
+    Error of B minus error of A over five splits: A beats B, but not by more than 0.02.
+
+    >>> from spectral_kit.reproduce import compare_claim
+    >>> differences = [0.04, 0.02, 0.05, 0.03, 0.01]
+    >>> row = compare_claim("error of B − error of A", differences, "A beats B")
+    >>> row.verdict, [round(v, 4) for v in row.ci]
+    ('reproduced', [0.0104, 0.0496])
+    >>> compare_claim("error of B − error of A", differences, "A beats B by 0.02",
+    ...               margin=0.02).verdict
+    'inconclusive'
     """
     if side not in ("greater", "less"):
         raise ValueError(f"side must be 'greater' or 'less'; got {side!r}.")
@@ -735,6 +1000,43 @@ def compare_claim_band(
     numbers, so ``test`` must say them in words; the verdict follows the band rules of
     :func:`compare` (same arguments). The published cell shows the quoted claim, never the
     reading.
+
+    Parameters
+    ----------
+    quantity : str
+        What is measured; it names the row.
+    ours : float or None
+        Our measurement (None with ``samples``: their mean).
+    claim : Quote or str
+        The paper's statement.
+    reading : float or (float, float)
+        The number, range or bound the kit reads the statement as.
+    test : str
+        The reading and its tolerances, in words.
+    rtol, close_rtol, atol, at_least, at_most
+        The bands around ``reading``, as in :func:`compare`.
+    samples, ci, n, note, source, final_in_quick
+        As in :func:`compare`.
+
+    Returns
+    -------
+    Comparison
+        A claim row whose verdict follows the band rules; its published cell is the claim.
+
+    Examples
+    --------
+    "Essentially the same accuracy" (Moghaddam, Weiss & Avidan 2006, Sec. 3.2) read as a
+    difference of accuracy within ±0.02:
+
+    >>> from spectral_kit.reproduce import Quote, compare_claim_band
+    >>> same = Quote("moghaddam-weiss-avidan-2006", "Sec. 3.2, Ionosphere paragraph",
+    ...              "the “fixed” sub-optimal ST method appears to yield essentially the "
+    ...              "same accuracy")
+    >>> row = compare_claim_band(
+    ...     "accuracy of ST − accuracy of GSLDA", 0.004, same, reading=0.0, atol=0.02,
+    ...     ci=(-0.006, 0.014), test="the kit reads 'essentially the same' as within ±0.02")
+    >>> row.kind, row.verdict, row.published == same.text
+    ('claim', 'reproduced', True)
     """
     published, words, source = _claim_words(claim, source)
     ours, ci, n = _ours(ours, samples, ci, n)
@@ -767,9 +1069,39 @@ REGISTRY: dict[str, ReproductionSpec] = {}
 def reproduction(key: str, paper: str, title: str) -> Callable:
     """Register a reproduction function ``f(*, quick=False, random_state=0) -> Reproduction``.
 
-    The decorated function may return comparisons only; the wrapper times it and fills in
-    key, paper and title. In quick mode every verdict the quick run does not compute exactly
-    as the full run becomes "provisional (quick)", keeping its leaning.
+    The decorated function returns ``(comparisons, data, settings)``; the wrapper times it
+    and fills in key, paper and title. In quick mode every verdict the quick run does not
+    compute exactly as the full run becomes "provisional (quick)", keeping its leaning.
+
+    Parameters
+    ----------
+    key : str
+        Registry key, ``"<paper>/<figure or table>"``.
+    paper : str
+        Key of :data:`PAPERS`.
+    title : str
+        Which figure or table, and what it shows.
+
+    Returns
+    -------
+    callable
+        The decorator; the function it returns runs the reproduction and returns a
+        :class:`Reproduction`, and is listed in :data:`REGISTRY`.
+
+    Examples
+    --------
+    >>> from spectral_kit.reproduce import REGISTRY, compare, reproduction
+    >>> @reproduction("wolf-shashua-2005/my-check", "wolf-shashua-2005", "A check of mine")
+    ... def my_check(*, quick=False, random_state=0):
+    ...     rows = [compare("one plus one", 1 + 1, 2, final_in_quick=True),
+    ...             compare("a drawn value", 0.98, 1.0)]
+    ...     return rows, {}, {"repeats": 10 if quick else 1000}
+    >>> result = my_check(quick=True)
+    >>> [c.verdict for c in result.comparisons]
+    ['reproduced', 'provisional (quick)']
+    >>> result.settings
+    {'quick': True, 'random_state': 0, 'repeats': 10}
+    >>> del REGISTRY["wolf-shashua-2005/my-check"]  # the registry lists the kit's own
     """
     if paper not in PAPERS:
         raise ValueError(f"paper must be one of {sorted(PAPERS)}; got {paper!r}.")

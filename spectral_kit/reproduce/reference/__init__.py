@@ -106,10 +106,34 @@ def stored_keys() -> list[str]:
 def load_reference(key: str) -> Reproduction:
     """The stored full-mode result of ``key``, marked with its date and run time.
 
+    Parameters
+    ----------
+    key : str
+        Registry key of a reproduction, e.g. ``"wolf-shashua-2005/fig3b"``.
+
+    Returns
+    -------
+    Reproduction
+        The stored rows and settings; ``data`` is empty (the raw numbers are not stored)
+        and ``stored`` says when the run was stored and how long it took.
+
     Raises
     ------
     MissingReference
         (a KeyError) when nothing is stored for ``key``; the message says how to store it.
+
+    Examples
+    --------
+    >>> from spectral_kit.reproduce import load_reference
+    >>> result = load_reference("mavroeidis-vazirgiannis/example1")
+    >>> result.settings["quick"], result.data, result.stored.startswith("stored full-mode")
+    (False, {}, True)
+    >>> result.comparisons[0].quantity, result.comparisons[0].verdict
+    ('cosine of the two terms', 'reproduced')
+    >>> load_reference("wolf-shashua-2005/no-such-figure")
+    Traceback (most recent call last):
+    ...
+    spectral_kit.reproduce.reference.MissingReference: no stored full-mode result for ...
     """
     path = reference_path(key)
     if not path.exists():
@@ -135,7 +159,31 @@ def load_references(keys: Iterable[str] | None = None) -> list[Reproduction]:
 
 
 def show(key: str) -> Reproduction:
-    """The stored full-mode table of ``key``, for ``display`` in a notebook (instant)."""
+    """The stored full-mode table of ``key``, for ``display`` in a notebook (instant).
+
+    A research appendix shows every reproduction this way, and recomputes it on request
+    (``REGISTRY[key].func(quick=...)``).
+
+    Parameters
+    ----------
+    key : str
+        Registry key of a reproduction.
+
+    Returns
+    -------
+    Reproduction
+        As :func:`load_reference`; a notebook displays it as an HTML table with verdict
+        badges.
+
+    Examples
+    --------
+    >>> from spectral_kit.reproduce import show
+    >>> table = show("mavroeidis-vazirgiannis/example1")
+    >>> table._repr_html_().startswith("<div class='spectral-kit-reproduction'>")
+    True
+    >>> print(table.to_markdown().splitlines()[0])
+    ### Examples 1–2: bootstrap cosines of two terms, the 0.6 percentile interval and E
+    """
     return load_reference(key)
 
 
