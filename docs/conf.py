@@ -66,10 +66,16 @@ numpydoc_attributes_as_param_list = True
 # Every public docstring is checked (kit_docs raises these to build errors): a summary, every
 # parameter documented, what it returns, and an Examples section.
 numpydoc_validation_checks = {"PR01", "PR02", "RT01", "SS01", "EX01"}
-# Frozen results (dataclasses) document their fields as Attributes; kit_docs checks those.
-from kit_docs import public_dataclasses  # noqa: E402
+# The check is for the public names themselves: frozen results (dataclasses) document their
+# fields as Attributes, which kit_docs checks; the methods listed on a class's page and the
+# public constants (a dict or tuple, whose docstring is their type's) are not checked.
+from kit_docs import public_classes, public_data  # noqa: E402
 
-numpydoc_validation_exclude = {rf"\.{cls.__name__}$" for cls in public_dataclasses().values()}
+numpydoc_validation_exclude = (
+    {rf"\.{cls.__name__}$" for cls, is_result in public_classes() if is_result}
+    | {rf"\.{cls.__name__}\.\w+$" for cls, _ in public_classes()}
+    | {rf"\.{name}$" for name in public_data()}
+)
 
 # -- maths without a network: MathJax 2 served from the site itself ------------------------------
 mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"

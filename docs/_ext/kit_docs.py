@@ -127,6 +127,29 @@ def public_dataclasses() -> dict[str, type]:
     return found
 
 
+def public_classes() -> list[tuple[type, bool]]:
+    """Every public class, with whether it is a frozen result (a dataclass)."""
+    import dataclasses
+
+    out = []
+    for sub, names in public_names().items():
+        module = importlib.import_module(f"spectral_kit.{sub}")
+        for name in names:
+            obj = getattr(module, name)
+            if isinstance(obj, type):
+                out.append((obj, dataclasses.is_dataclass(obj)))
+    return out
+
+
+def public_data() -> list[str]:
+    """Public names bound to plain data (constants, registries), which have no page."""
+    out = []
+    for sub, names in public_names().items():
+        module = importlib.import_module(f"spectral_kit.{sub}")
+        out += [n for n in names if isinstance(getattr(module, n), _DATA_KINDS)]
+    return out
+
+
 def check_dataclass_docstrings(app: Sphinx) -> None:
     """Results are read, not built, by users: their fields are documented as Attributes
     (numpydoc's own check would ask for a Parameters section instead), and each has an
