@@ -13,7 +13,6 @@ from .engine import QAlphaResult
 from .standard import q_alpha
 from .supervised import q_alpha_supervised
 
-
 _LAZY = {
     "kernel_q_alpha": ".kernel",
     "q_alpha_side": ".side",
