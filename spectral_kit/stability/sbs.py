@@ -33,7 +33,6 @@ from ..validation import (
     unscale,
 )
 from .bootstrap import (
-    DEFAULT_MEMORY_LIMIT,
     BootstrapIntervals,
     bootstrap_intervals,
     similarity_matrix,
@@ -349,7 +348,7 @@ def sbs(
     intervals: BootstrapIntervals | None = None,
     prune: bool = True,
     full_trajectory: bool = True,
-    memory_limit: int = DEFAULT_MEMORY_LIMIT,
+    memory_limit: int | None = None,
 ) -> SbSResult:
     """SbS-LSI / SbS-PCA (Algorithm 1) on data X (samples × features).
 
