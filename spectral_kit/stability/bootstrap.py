@@ -750,7 +750,9 @@ def _inverse_sqrt(values: np.ndarray) -> np.ndarray:
 
 
 def _unscaled(values: np.ndarray, exponent: int) -> np.ndarray:
-    return unscale(values, exponent, "the covariance of X") if exponent else values
+    """``values · 2^exponent`` in place (a range error, from :func:`unscale` on the largest
+    entry, when it leaves float64)."""
+    return _unscale_in_place(values, exponent)
 
 
 def _unscale_in_place(A: np.ndarray, exponent: int) -> np.ndarray:
