@@ -24,6 +24,9 @@ __all__ = ["MEMORY_LIMIT", "check_memory", "format_bytes", "memory_limit", "pars
 
 #: Default peak working memory (bytes) a guarded call may add.
 MEMORY_LIMIT = 2**30
+#: Called as ``observer(n_bytes, what)`` by every :func:`check_memory` when set: how the
+#: memory tests read a call's estimate.
+observer = None
 
 _UNITS = {
     "": 1, "b": 1,
@@ -68,10 +71,12 @@ def check_memory(n_bytes: float, what: str, *, hint: str = "") -> None:
     The message says how much would be needed, so that a student meets a clear ValueError
     instead of a ``MemoryError`` (or a machine that swaps for minutes).
     """
+    if observer is not None:
+        observer(n_bytes, what)
     limit = memory_limit()
     if n_bytes > limit:
         raise ValueError(
-            f"{what} would need about {format_bytes(n_bytes)}, more than the kit's limit of "
+            f"{what} would need {format_bytes(n_bytes)}, more than the kit's limit of "
             f"{format_bytes(limit)} (set SPECTRAL_KIT_MEMORY_LIMIT, e.g. to 4G, to allow more)."
             + (f" {hint}" if hint else "")
         )

@@ -363,10 +363,11 @@ def check_indices(values: Iterable[Any], name: str, *, size: int) -> np.ndarray:
     return uniq
 
 
-def check_data_size(n_rows: float, n_cols: float, names: str) -> None:
-    """Refuse a generated data set whose matrix (about three copies while it is built)
-    exceeds :data:`MEMORY_LIMIT`; ``names`` says which arguments set its size."""
-    check_memory(3 * 8.0 * float(n_rows) * float(n_cols),
+def check_data_size(n_rows: float, n_cols: float, names: str, *, copies: float = 3.0) -> None:
+    """Refuse a generated data set whose matrix exceeds the memory limit; ``names`` says
+    which arguments set its size, ``copies`` how many float64 copies of it the generator
+    holds at its peak (measured for each generator: tests/memory_probe.py)."""
+    check_memory(copies * 8.0 * float(n_rows) * float(n_cols),
                  f"a {n_rows} × {n_cols} data matrix ({names})",
                  hint="Ask for a smaller data set.")
 

@@ -214,7 +214,7 @@ def similarity_matrix(X: object, statistic: str = "covariance") -> np.ndarray:
     statistic = check_choice(statistic, "statistic", STATISTICS)
     data = _prepare(X, statistic, in_memory=True)
     n, p = data.n, data.p
-    check_memory(_similarity_bytes(n, p, data.sparse),
+    check_memory(_similarity_bytes(data),
                  f"the {p} × {p} {statistic} matrix of X's {p} features",
                  hint="Select fewer features of X first.")
     Xs = data.samples.X
@@ -264,6 +264,7 @@ def bootstrap_intervals(
     memory_limit: int | None = None,
     progress: bool | None = None,
     max_seconds: float | None = None,
+    _then: tuple[float, str] | None = None,
 ) -> BootstrapIntervals:
     """Bootstrap confidence intervals for all entries of the covariance or cosine matrix.
 
@@ -336,11 +337,14 @@ def bootstrap_intervals(
     per_pair = _pair_bytes(data.rows, B, data)
     n_pairs = data.n_pairs
     block = max(1, min(n_pairs, int(block_bytes // per_pair)))
+    # A caller that goes on with the results (SbS) adds what it allocates next to them.
+    then_bytes, then_what = _then or (0.0, "")
     check_memory(
-        _fixed_bytes(n, p, B, data) + 3 * 8.0 * p * p + block * per_pair,
+        max(_working_bytes(n, p, B, block * per_pair, data, 3 * 8.0 * p * p),
+            3 * 8.0 * p * p + then_bytes),
         f"bootstrap_intervals of X's {p} features with n_resamples={B} (the {B} × {n} "
         f"resample counts, {B} × {p} resampled sums, three {p} × {p} results and blocks of "
-        f"{block} pairs)",
+        f"{block} pairs{then_what})",
         hint="Use fewer resamples or select fewer features first.",
     )
     counts = _resample_counts(n, n_resamples, random_state, resamples, data.sparse)
@@ -390,8 +394,7 @@ def bootstrap_distribution(
     n, p = data.n, data.p
     B = _n_resamples(n_resamples, resamples)
     m = p * (p + 1) // 2
-    check_memory(_fixed_bytes(n, p, B, data) + 8.0 * p * p + m * _pair_bytes(n, B, data)
-                 + 2 * 8.0 * B * m,
+    check_memory(_working_bytes(n, p, B, m * _pair_bytes(n, B, data), data, 8.0 * p * p),
                  f"the bootstrap values of X's {p} features (n_resamples={B})",
                  hint="Use bootstrap_intervals, which works in blocks, or fewer features.")
     counts = _resample_counts(n, n_resamples, random_state, resamples, data.sparse)
@@ -798,21 +801,48 @@ def _block_budget(memory_limit: object) -> float:
 
 
 def _pair_bytes(rows: int, B: int, data: _Data) -> float:
-    """Working memory of one pair in a block: columns of the block's samples (products,
-    leave-one-out terms and their temporaries) and of the B resamples (values, sort)."""
+    """Peak working memory of one pair in a block (measured: tests/memory_probe.py).
+
+    Dense X: the kernel's columns of the block's samples (products, and for the cosine the
+    leave-one-out norms and terms) with the pair's B resampled sums, or afterwards the B
+    values with their temporaries -- whichever is larger; plus the pair's share of the
+    index, estimate and level vectors. Sparse X: the B resampled sums as a product of a
+    sparse and a dense matrix, and the values.
+    """
     if data.sparse:
-        return 8.0 * (8 * B + 4)
-    return 8.0 * ((12 if data.cosine else 8) * rows + 5 * B)
+        return 8.0 * (2.5 * B + 10)
+    if data.cosine:
+        return 8.0 * (max(7.3 * rows + B, 2 * B) + 10)
+    return 8.0 * (max(3 * rows + B, 3 * B) + 10)
 
 
-def _fixed_bytes(n: int, p: int, B: int, data: _Data) -> float:
-    """Memory held through the whole computation: the counts (and, while they are drawn,
-    the indices), the per-feature resampled sums, and the moments pass's temporaries."""
-    counts = 2 * 8.0 * B * n
-    moments = 8.0 * B * p * (2 if data.cosine else 1)
-    temps = 8.0 * data.rows * p * 2 if not data.sparse else 8.0 * B * n
-    return counts + moments + temps
+def _working_bytes(n: int, p: int, B: int, block_bytes: float, data: _Data,
+                   outputs: float) -> float:
+    """Peak memory of the three phases, whichever is largest: drawing the counts (the
+    indices beside them), the per-feature moments (with their temporaries), and the blocks
+    of pairs (counts, resampled sums, the results and one block; for sparse X also the
+    co-occurrence pattern of the features)."""
+    counts = 8.0 * B * n
+    moments = 8.0 * B * p
+    draw = 2 * counts
+    if data.sparse:
+        pattern = 24.0 * _gram_nnz(data.samples.X)
+        return max(draw, 2 * counts + 2 * moments + pattern + outputs + block_bytes)
+    first = counts + moments * (2 if data.cosine else 1) + 16.0 * data.rows * p
+    return max(draw, first, counts + moments + outputs + block_bytes)
 
 
-def _similarity_bytes(n: int, p: int, sparse: bool) -> float:
-    return 8.0 * (3 * p * p + (0 if sparse else n * p))
+def _gram_nnz(X: Any) -> float:
+    """An upper bound on the stored entries of the sparse Gram matrix XᵀX: Σₜ kₜ² over the
+    samples' numbers of non-zeros, at most p²."""
+    k = np.bincount(X.indices, minlength=X.shape[0]).astype(np.float64)
+    return min(float(k @ k), float(X.shape[1]) ** 2)
+
+
+def _similarity_bytes(data: _Data) -> float:
+    """A, and either the scaled copy of a dense X with the centring's outer product, or the
+    sparse Gram matrix."""
+    n, p = data.n, data.p
+    if data.sparse:
+        return 8.0 * p * p * (1 if data.cosine else 2) + 12.0 * _gram_nnz(data.samples.X)
+    return 8.0 * (p * p * (1 if data.cosine else 2) + 2 * n * p)

@@ -358,7 +358,7 @@ def sbs(
         intervals = bootstrap_intervals(
             X, statistic, method, n_resamples, confidence, random_state,
             resamples=resamples, memory_limit=memory_limit, progress=progress,
-            max_seconds=budget.remaining(),
+            max_seconds=budget.remaining(), _then=_path_bytes(X),
         )
     elif not isinstance(intervals, BootstrapIntervals):
         raise TypeError(
@@ -395,6 +395,13 @@ def sbs(
         result = _run(A, E, retain, criterion, total, prune, full_trajectory, gram=gram,
                       n_samples=n, tick=bar.update)
     return replace(result, intervals=intervals)
+
+
+def _path_bytes(X: object) -> tuple[float, str]:
+    """What Algorithm 1 allocates beside the intervals: E, the scaled A and E it runs on and
+    one p × p temporary of building E (measured: tests/memory_probe.py)."""
+    p = int(np.shape(X)[1]) if len(np.shape(X)) == 2 else 0
+    return 4 * 8.0 * p * p, f", then E and the scaled A and E of Algorithm 1 ({p} × {p} each)"
 
 
 def first_stable(result: SbSResult, X: object = None) -> SbSResult:
