@@ -4,10 +4,13 @@ A long call (the bootstrap intervals of thousands of features, SbS on wide data)
 progress through :class:`Progress`: a ``tqdm.auto`` bar -- text in a terminal, a widget in a
 notebook -- and an optional budget ``max_seconds``.
 
-Progress is shown by default only for work that is still running after
-:data:`SHOW_AFTER` seconds: the short calls of a lesson stay silent, while a call that runs
-long tells the user what it is doing. ``progress=True`` shows the bar at once,
-``progress=False`` never (scikit-learn's ``verbose`` has the same two extremes).
+By default (``progress=None``) a bar is shown only for *large* work -- a size the caller
+decides from its arguments (e.g. a million pairs of features), never from the clock -- and
+only once it has run for :data:`SHOW_AFTER` seconds. The calls of a lesson and of the
+stored notebooks are small, so their output never changes with the load of the machine;
+wide data, where a call runs for minutes, tell the user what they are doing.
+``progress=True`` shows the bar at once, ``progress=False`` never (scikit-learn's
+``verbose`` has the same two extremes).
 
 The budget is checked between units of work. A call that has used its ``max_seconds``, or
 whose measured rate projects it far beyond them, stops with :class:`BudgetExceeded`, which
@@ -68,12 +71,12 @@ def check_max_seconds(max_seconds: Any) -> float | None:
 
 
 def check_progress(progress: Any) -> bool | None:
-    """``None`` (show after :data:`SHOW_AFTER` s), ``True`` or ``False``."""
+    """``None`` (a bar for large work), ``True`` or ``False``."""
     if progress is None or isinstance(progress, bool):
         return progress
     raise TypeError(
-        f"progress must be None (a bar for work that runs longer than {SHOW_AFTER:g} s), True "
-        f"or False; got {progress!r}."
+        f"progress must be None (a bar for large work that runs longer than {SHOW_AFTER:g} "
+        f"s), True or False; got {progress!r}."
     )
 
 
@@ -88,6 +91,8 @@ class Progress:
         Shown on the bar and in :class:`BudgetExceeded`.
     progress : None, bool
         See the module notes.
+    large : bool
+        The work is large enough for a bar when ``progress`` is None.
     max_seconds : float or None
         Budget for the whole computation.
     hint : str
@@ -100,9 +105,10 @@ class Progress:
 
     def __init__(self, total: int, what: str, *, progress: bool | None = None,
                  max_seconds: float | None = None, hint: str = "", unit: str = "it",
-                 clock: Any = time.perf_counter):
+                 large: bool = True, clock: Any = time.perf_counter):
         self.total, self.what, self.unit = max(int(total), 1), what, unit
         self.progress = check_progress(progress)
+        self.large = large
         self.max_seconds = check_max_seconds(max_seconds)
         self.hint, self.clock = hint, clock
         self.start = clock()
@@ -128,7 +134,8 @@ class Progress:
         """``n`` more units done: advance the bar, then check the budget."""
         self.done += int(n)
         elapsed = self.elapsed
-        if self.bar is None and self.progress is None and elapsed >= SHOW_AFTER:
+        if (self.bar is None and self.progress is None and self.large
+                and elapsed >= SHOW_AFTER):
             self._open()
         if self.bar is not None:
             self.bar.update(self.done - self.bar.n)

@@ -50,8 +50,13 @@ def test_no_budget_never_stops_and_finishing_is_never_refused():
     bar.update(10)  # all done: nothing left to stop
 
 
-def test_a_bar_appears_only_for_work_that_runs_long(capsys):
+def test_a_bar_appears_only_for_large_work_that_runs_long(capsys):
     clock = Clock()
+    with Progress(10, "small work", large=False, clock=clock) as bar:
+        clock.now = 100.0
+        bar.update(5)
+        assert bar.bar is None
+    clock.now = 0.0
     with Progress(10, "quick work", clock=clock) as bar:
         bar.update(5)
         assert bar.bar is None
@@ -62,7 +67,8 @@ def test_a_bar_appears_only_for_work_that_runs_long(capsys):
         clock.now += 100
         bar.update(5)
         assert bar.bar is None
-    assert "quick work" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "quick work" in err and "small work" not in err
 
 
 @pytest.mark.parametrize(("kwargs", "error"), [({"progress": "yes"}, TypeError),

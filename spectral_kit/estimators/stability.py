@@ -52,8 +52,8 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     random_state : None, int or numpy Generator, default=None
     progress : None or bool, default=None
         Progress bars (text in a terminal, a widget in a notebook) for the bootstrap and the
-        removal path: None shows them for work that runs longer than 2 s, True always,
-        False never.
+        removal path: None shows them for large work (about a thousand features or more)
+        once it has run 2 s, True always, False never.
     max_seconds : float or None, default=None
         Time budget for ``fit``. When the work would not finish within it,
         :class:`~spectral_kit.progress.BudgetExceeded` (a ``TimeoutError``) stops it and says

@@ -76,6 +76,10 @@ QUANTILE_METHODS = ("linear", "inverted_cdf")
 #: non-zeros (after each feature is shifted by its median, for the covariance): a sparse
 #: product runs about 30 times fewer operations per second than a dense matrix product.
 SPARSE_BELOW = 0.03
+#: ``progress=None`` shows a bar (after 2 s) from this many pairs of features (p ≈ 1,000)...
+LARGE_PAIRS = 500_000
+#: ...or this many resampled products (B · n · pairs), about a minute of work.
+LARGE_PRODUCTS = 5e11
 #: Default bound on the working memory of one block of feature pairs (bytes); never more
 #: than a quarter of the kit's memory limit.
 DEFAULT_MEMORY_LIMIT = 64 * 2**20
@@ -299,8 +303,9 @@ def bootstrap_intervals(
         Approximate bytes of working memory per block of feature pairs; by default
         :data:`DEFAULT_MEMORY_LIMIT`, at most a quarter of the kit's memory limit.
     progress : None or bool
-        A progress bar (text in a terminal, a widget in a notebook): None shows one when
-        the work runs longer than 2 s, True at once, False never.
+        A progress bar (text in a terminal, a widget in a notebook): None shows one for large
+        work (:data:`LARGE_PAIRS` pairs of features or :data:`LARGE_PRODUCTS` resampled
+        products) once it has run 2 s, True at once, False never.
     max_seconds : float, optional
         Time budget. The work stops with :class:`~spectral_kit.progress.BudgetExceeded`
         (saying how long it would take) once it has run that long, or earlier, after a few
@@ -353,7 +358,8 @@ def bootstrap_intervals(
     lower, upper, estimate = np.zeros((p, p)), np.zeros((p, p)), np.zeros((p, p))
     n_fallback = 0
     with Progress(n_pairs, "bootstrap intervals", progress=progress, max_seconds=max_seconds,
-                  unit="pairs", hint="Use fewer resamples, fewer features or a sparse X."
+                  unit="pairs", hint="Use fewer resamples, fewer features or a sparse X.",
+                  large=n_pairs >= LARGE_PAIRS or n_pairs * B * data.rows >= LARGE_PRODUCTS
                   ) as bar:
         first = max(1, min(block, int(bar.first_share() * n_pairs)))
         for r, c in _pair_blocks(data, block, first):

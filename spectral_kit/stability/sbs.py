@@ -335,8 +335,8 @@ def sbs(
         than features, the eigenvalues of each A′ come from the n × n Gram matrix of its
         features.
     progress : None or bool
-        Progress bars for the bootstrap and the removal path (None: for work that runs
-        longer than 2 s).
+        Progress bars for the bootstrap and the removal path (None: for large work -- a
+        thousand features or more -- once it has run 2 s).
     max_seconds : float, optional
         Time budget for the whole call; beyond it (or when the measured rate projects well
         beyond it) :class:`~spectral_kit.progress.BudgetExceeded` says how long it would take.
@@ -391,7 +391,8 @@ def sbs(
     gram, n = (_gram(X, statistic) if prune == "rayleigh" else (None, None))
     p = A.shape[0]
     with Progress(p, "SbS removal path", progress=progress, max_seconds=budget.remaining(),
-                  unit="features", hint="Use fewer features, or prune='rayleigh'.") as bar:
+                  unit="features", hint="Use fewer features, or prune='rayleigh'.",
+                  large=p >= 1000) as bar:
         result = _run(A, E, retain, criterion, total, prune, full_trajectory, gram=gram,
                       n_samples=n, tick=bar.update)
     return replace(result, intervals=intervals)
