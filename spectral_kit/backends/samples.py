@@ -117,13 +117,13 @@ class DaskSamples:
 
     def __init__(self, X: Any, name: str = "X"):
         require_extra("dask")
-        if X.ndim != 2:
-            raise ValueError(f"{name} must be a 2-D array; got a Dask array of shape {X.shape}.")
-        if len(X.chunks[1]) != 1:
+        problem = (f"must be a 2-D array; got a Dask array of shape {X.shape}" if X.ndim != 2
+                   else f"is chunked along features (columns): chunks {X.chunksize} give "
+                        f"{len(X.chunks[1])} column chunks" if len(X.chunks[1]) != 1 else "")
+        if problem:
             raise ValueError(
-                f"{name} is chunked along features (columns): chunks {X.chunksize} give "
-                f"{len(X.chunks[1])} column chunks. Every chunk must hold whole samples; "
-                f"rechunk with {name} = {name}.rechunk({{0: 'auto', 1: -1}})."
+                f"{name} {problem}. Every chunk must hold whole samples; rechunk with "
+                f"{name} = {name}.rechunk({{0: 'auto', 1: -1}})."
             )
         self.X = X
         self.shape = tuple(int(v) for v in X.shape)
