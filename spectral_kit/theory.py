@@ -412,12 +412,12 @@ def positivity_probability(
 
 def _positivity_bytes(sizes: np.ndarray, trials: int) -> float:
     """Peak memory of :func:`positivity_probability` (measured: tests/memory_probe.py): up
-    to :data:`CACHE_MAX_N`, the eigenvectors of all ``trials`` matrices at once, plus as much
-    again in the cache; beyond, the few n × n copies of one trial's direct solve."""
+    to :data:`CACHE_MAX_N`, the eigenvectors of every block of trials and their
+    concatenation, all alive at once on a first call (later calls find blocks in the cache);
+    beyond, the few n × n copies of one trial's direct solve."""
     def one(n: float) -> float:
         if n <= CACHE_MAX_N:
-            vectors = 8.0 * trials * n * n
-            return vectors + min(vectors, float(_CACHE_BYTES))
+            return 2 * 8.0 * trials * n * n
         return 3.6 * 8.0 * n * n
     return max(one(float(n)) for n in np.ravel(sizes))
 
