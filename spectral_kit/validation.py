@@ -10,7 +10,6 @@ caller asks for a copy or a conversion is unavoidable.
 from __future__ import annotations
 
 import numbers
-import os
 import re
 import warnings
 from collections.abc import Iterable, Sequence, Sized
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .backends import reject_foreign
+from .memory import MEMORY_LIMIT, check_memory
 
 __all__ = [
     "MEMORY_LIMIT",
@@ -43,10 +43,6 @@ __all__ = [
     "unscale",
     "validate_data_named",
 ]
-
-#: Largest temporary array (bytes) an algorithm may allocate before refusing with a message
-#: that says how much it would need. ``SPECTRAL_KIT_MEMORY_LIMIT`` (bytes) overrides it.
-MEMORY_LIMIT = 4 * 2**30
 
 _ComplexWarning = getattr(np, "exceptions", np).ComplexWarning  # numpy < 1.25: np.ComplexWarning
 
@@ -367,34 +363,13 @@ def check_indices(values: Iterable[Any], name: str, *, size: int) -> np.ndarray:
     return uniq
 
 
-def check_memory(n_bytes: float, what: str, *, hint: str = "") -> None:
-    """Refuse to allocate ``n_bytes`` for ``what`` when it exceeds :data:`MEMORY_LIMIT`.
-
-    The message says how much would be needed, so that a student meets a clear ValueError
-    instead of a ``MemoryError`` (or a machine that swaps for minutes).
-    """
-    limit = float(os.environ.get("SPECTRAL_KIT_MEMORY_LIMIT", MEMORY_LIMIT))
-    if n_bytes > limit:
-        raise ValueError(
-            f"{what} would need {_bytes(n_bytes)}, more than the kit's limit of "
-            f"{_bytes(limit)} (SPECTRAL_KIT_MEMORY_LIMIT)." + (f" {hint}" if hint else "")
-        )
-
-
-def check_data_size(n_rows: float, n_cols: float, names: str) -> None:
-    """Refuse a generated data set whose matrix (about three copies while it is built)
-    exceeds :data:`MEMORY_LIMIT`; ``names`` says which arguments set its size."""
-    check_memory(3 * 8.0 * float(n_rows) * float(n_cols),
+def check_data_size(n_rows: float, n_cols: float, names: str, *, copies: float = 3.0) -> None:
+    """Refuse a generated data set whose matrix exceeds the memory limit; ``names`` says
+    which arguments set its size, ``copies`` how many float64 copies of it the generator
+    holds at its peak (measured for each generator: tests/memory_probe.py)."""
+    check_memory(copies * 8.0 * float(n_rows) * float(n_cols),
                  f"a {n_rows} × {n_cols} data matrix ({names})",
                  hint="Ask for a smaller data set.")
-
-
-def _bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024 or unit == "TiB":
-            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
-        n /= 1024
-    return f"{n:.1f} TiB"  # pragma: no cover
 
 
 def max_abs(A: np.ndarray, axis: int | None = None) -> np.ndarray | float:

@@ -97,10 +97,25 @@ def test_mixed_namespaces_are_rejected(M):
         g_matvec(X, torch.ones(M.shape[0], dtype=X.dtype), Q)
 
 
+@pytest.mark.parametrize(("name", "to_xp", "to_np"), NAMESPACES, ids=[n for n, *_ in NAMESPACES])
+@pytest.mark.parametrize("statistic", ["covariance", "cosine"])
+@pytest.mark.parametrize("method", ["bca", "percentile"])
+def test_bootstrap_intervals_in_the_input_namespace_equal_numpy(M, name, to_xp, to_np,
+                                                                 statistic, method):
+    X = M.T[:, :7] - (M.T[:, :7].min() if statistic == "cosine" else 0.0)
+    kw = {"n_resamples": 150, "random_state": 2}
+    ref = bootstrap_intervals(X, statistic, method, **kw)
+    # A small memory_limit splits the pairs into several blocks.
+    res = bootstrap_intervals(to_xp(X), statistic, method, memory_limit=30_000, **kw)
+    for a, b in ((res.lower, ref.lower), (res.upper, ref.upper),
+                 (res.estimate, ref.estimate)):
+        assert isinstance(a, np.ndarray)
+        assert np.abs(a - b).max() < TOL * np.abs(b).max()
+    assert res.n_fallback == ref.n_fallback
+
+
 def test_functions_without_a_device_path_say_so(M):
     torch = _torch()
-    with pytest.raises(TypeError, match=r"X is a torch.Tensor.*X.cpu\(\).numpy\(\)"):
-        bootstrap_intervals(torch.asarray(M.T[:, :5]))
     from spectral_kit.qalpha import q_alpha_supervised
 
     with pytest.raises(TypeError, match=r"M is a torch.Tensor.*M.cpu\(\).numpy\(\)"):

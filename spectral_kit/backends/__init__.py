@@ -4,7 +4,7 @@ A researcher with 10⁷–10⁸ features keeps M in a Zarr or HDF5 store and han
 ``dask.array.Array`` chunked by feature rows; one with a GPU hands it a CuPy or PyTorch array.
 The functions that accept such arrays -- :func:`~spectral_kit.q_alpha`,
 :func:`~spectral_kit.weighting.parameter_free_weights`,
-:func:`~spectral_kit.weighting.pca_weights` and, for Dask,
+:func:`~spectral_kit.weighting.pca_weights` and
 :func:`~spectral_kit.stability.bootstrap_intervals` -- detect them here and hand over to this
 package; everything else raises a :class:`TypeError` saying how to get a NumPy array.
 
@@ -40,7 +40,7 @@ ACCEPTING = (
     "q_alpha (Dask, array API)",
     "parameter_free_weights (Dask, array API)",
     "pca_weights (Dask, array API)",
-    "bootstrap_intervals (Dask)",
+    "bootstrap_intervals (Dask, array API)",
 )
 
 #: Top-level modules whose arrays follow the array API (through array-api-compat).

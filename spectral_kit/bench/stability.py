@@ -7,18 +7,34 @@ call whose statistic is vectorized over all entries (batched matrix products), a
 measured call is the headline. A second row per statistic times ``scipy.stats.bootstrap``
 once per entry (paired resampling, the same resamples as ours so that the intervals can be
 compared) on a few entries and scales it to all of them: labelled extrapolated, never the
-headline. A last row (full mode) shows the memory bound for 1000 features.
+headline. A row (full mode) shows the memory bound for 1000 features.
+
+Then the cost of SbS on the data it meets outside the paper:
+
+* **wide data** -- :class:`StableSparsePCA` (30 resamples) on 5 samples × p features, p up
+  to 3,000: time against p and the fitted exponent; beside it, the removal path of
+  Algorithm 1 with the paper's Proposition 1 on the same intervals (the screened path
+  replaces it);
+* **sparse data** -- a seeded Zipf-like term matrix (~1 % non-zero): the intervals from the
+  sparse matrix against the same matrix dense (on 150 terms, where dense still runs in
+  seconds), time and traced peak memory, then the whole matrix sparse;
+* **hold-out matrices against scikit-learn's SparsePCA** at equal sparsity (the same number
+  of components and of features kept; SparsePCA's penalty found by the search of
+  ``bench sparse-pca``, its time that of one fit at that penalty): Spambase (SbS-LSI),
+  z-scored Spambase (SbS-PCA) and a 2,000 × 500 term matrix (SbS-LSI), with the estimator's
+  defaults (a = 50 %, 1000 resamples) and, when SbS finds nothing, the criterion that failed.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 
 from ..datasets import load_dataset
-from ..stability import bootstrap_intervals, resample_indices
-from ._core import BenchResult, benchmark, peak_memory, timed
+from ..stability import bootstrap_intervals, resample_indices, sbs
+from ._core import BenchResult, benchmark, peak_memory, timed, timed_alternating
 
 __all__ = ["run"]
 
@@ -106,7 +122,8 @@ def _rows(X: np.ndarray, label: str, quick: bool) -> list[BenchResult]:
 
         def ours(statistic: str = statistic):
             return bootstrap_intervals(
-                X, statistic, "bca", confidence=CONFIDENCE, resamples=resamples
+                X, statistic, "bca", confidence=CONFIDENCE, resamples=resamples,
+                progress=False,
             )
 
         seconds, intervals = timed(ours, repeat=1 if quick else 2)
@@ -167,7 +184,7 @@ def run(quick: bool = False) -> list[BenchResult]:
     results = _rows(X, label, quick)
     if not quick:
         results.append(_memory_bound_row())
-    return results
+    return results + _wide_rows(quick) + _sparse_rows(quick) + _holdout_rows(quick)
 
 
 def _memory_bound_row(n: int = 300, p: int = 1000, n_resamples: int = 100) -> BenchResult:
@@ -176,7 +193,7 @@ def _memory_bound_row(n: int = 300, p: int = 1000, n_resamples: int = 100) -> Be
     limit = 64 * 2**20
     peak, seconds, _ = peak_memory(
         lambda: bootstrap_intervals(X, "cosine", "bca", n_resamples, CONFIDENCE, SEED,
-                                    memory_limit=limit)
+                                    memory_limit=limit, progress=False)
     )
     return BenchResult(
         name=f"BCa cosine intervals, {p} features × {n} samples, B={n_resamples}, "
@@ -188,4 +205,167 @@ def _memory_bound_row(n: int = 300, p: int = 1000, n_resamples: int = 100) -> Be
             "all_values_MiB": p * (p + 1) / 2 * n_resamples * 8 / 2**20,
             "output_MiB": 3 * p * p * 8 / 2**20,
         },
+    )
+
+
+# --- wide data: time against p ----------------------------------------------------------------
+
+WIDE_P = (250, 500, 1000, 2000, 3000)
+#: Beyond this p the paper's pruned path is not timed (O(p⁴): minutes).
+WIDE_PAPER_MAX = 1000
+
+
+def _wide_rows(quick: bool) -> list[BenchResult]:
+    """StableSparsePCA(n_resamples=30) on 5 × p: time against p, fitted exponent."""
+    from ..estimators.stability import StableSparsePCA
+
+    sizes = WIDE_P[:2] if quick else WIDE_P
+    rows, times = [], []
+    for p in sizes:
+        X = np.random.default_rng(SEED).standard_normal((5, p))
+        model = StableSparsePCA(n_resamples=30, random_state=SEED, progress=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # nothing is stable in pure noise: the fallback
+            seconds, fitted = timed(lambda m=model, X=X: m.fit(X))
+        times.append(seconds)
+        result = fitted.result_
+        baseline = baseline_seconds = None
+        if p <= WIDE_PAPER_MAX:
+            ours_path, paper_path = timed_alternating(
+                lambda X=X, r=result: sbs(X, "pca", 0.5, intervals=r.intervals,
+                                          prune="rayleigh", full_trajectory=False,
+                                          progress=False),
+                lambda X=X, r=result: sbs(X, "pca", 0.5, intervals=r.intervals, prune=True,
+                                          full_trajectory=False, progress=False),
+                repeat=1,
+            )
+            baseline = ("the removal path alone: Algorithm 1 with Proposition 1 (the paper) "
+                        f"on the same intervals; ours {ours_path:.3g} s")
+            baseline_seconds = paper_path
+        rows.append(BenchResult(
+            name=f"StableSparsePCA(n_resamples=30).fit, 5 samples × {p} features",
+            seconds=seconds, baseline=baseline, baseline_seconds=baseline_seconds,
+            goal="seconds, not minutes, at p = 3,000",
+            extra={"submatrices computed / ruled out":
+                   f"{result.n_eigendecompositions}/{result.n_ruled_out}",
+                   "features kept": int(fitted.support_.sum())},
+        ))
+    slope = float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
+    rows[-1].extra["fitted exponent (time ∝ p^e)"] = round(slope, 2)
+    return rows
+
+
+# --- sparse data ------------------------------------------------------------------------------
+
+
+def term_matrix(n: int = 2000, p: int = 500, density: float = 0.01, seed: int = SEED):
+    """A seeded Zipf-like term–document matrix (documents × terms), CSR, no empty term."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, p + 1) ** 1.1
+    weights /= weights.sum()
+    nnz = int(density * n * p)
+    rows = np.r_[rng.integers(0, n, nnz), rng.integers(0, n, p)]
+    cols = np.r_[rng.choice(p, nnz, p=weights), np.arange(p)]
+    X = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, p))
+    X.sum_duplicates()
+    return X
+
+
+def _sparse_rows(quick: bool) -> list[BenchResult]:
+    n, p, B = (1000, 300, 200) if quick else (2000, 500, N_RESAMPLES)
+    T = term_matrix(n, p)
+    head = T[:, :150].tocsr()
+    rows = []
+    for statistic in ("cosine", "covariance"):
+        def run(X, s=statistic):
+            return bootstrap_intervals(X, s, "bca", B, CONFIDENCE, SEED, progress=False)
+
+        peak_sparse, _, sparse = peak_memory(lambda: run(head))
+        peak_dense, _, dense = peak_memory(lambda: run(head.toarray()))
+        t_sparse, t_dense = timed_alternating(lambda: run(head), lambda: run(head.toarray()),
+                                              repeat=1 if quick else 2)
+        scale = float(np.abs(dense.upper).max())
+        rows.append(BenchResult(
+            name=f"BCa {statistic} intervals, term matrix {n}×150 (Zipf, "
+                 f"{head.nnz / (n * 150):.1%} non-zero), B={B}: sparse X",
+            seconds=t_sparse, baseline="the same X dense", baseline_seconds=t_dense,
+            goal="sparse never densified; equal to dense",
+            extra={"peak_MiB sparse": peak_sparse / 2**20,
+                   "peak_MiB dense": peak_dense / 2**20,
+                   "max |sparse − dense| / max |upper|": max(
+                       float(np.abs(sparse.upper - dense.upper).max()),
+                       float(np.abs(sparse.lower - dense.lower).max())) / scale},
+        ))
+        peak, seconds, _ = peak_memory(lambda: run(T))
+        rows.append(BenchResult(
+            name=f"BCa {statistic} intervals, term matrix {n}×{p} "
+                 f"({T.nnz / (n * p):.1%} non-zero), B={B}: sparse X",
+            seconds=seconds, goal="seconds",
+            extra={"peak_MiB": peak / 2**20, "dense X alone would be MiB": 8 * n * p / 2**20},
+        ))
+    return rows
+
+
+# --- hold-out matrices against scikit-learn's SparsePCA ---------------------------------------
+
+
+def _holdout_rows(quick: bool) -> list[BenchResult]:
+    spam = load_dataset("spambase").X
+    if quick:
+        spam = spam[np.sort(np.random.default_rng(SEED).choice(spam.shape[0], QUICK_ROWS,
+                                                                 replace=False))]
+    spam = spam[:, spam.std(axis=0) > 0]
+    zscored = (spam - spam.mean(axis=0)) / spam.std(axis=0)
+    terms = term_matrix(*((1000, 300) if quick else (2000, 500)))
+    cases = (
+        ("Spambase, SbS-LSI", spam, "lsi"),
+        ("z-scored Spambase, SbS-PCA", zscored, "pca"),
+        (f"term matrix {terms.shape[0]}×{terms.shape[1]} (Zipf, "
+         f"{terms.nnz / math.prod(terms.shape):.1%} non-zero, sparse), SbS-LSI", terms, "lsi"),
+    )
+    return [_holdout_row(label, X, variant, quick) for label, X, variant in cases]
+
+
+def _holdout_row(label: str, X, variant: str, quick: bool) -> BenchResult:
+    import scipy.sparse as sp
+    from sklearn.decomposition import SparsePCA
+
+    from ..estimators.stability import StableSparsePCA
+    from .peers import _matched_alpha, features_kept
+
+    n_resamples = 200 if quick else N_RESAMPLES
+    model = StableSparsePCA(variant=variant, n_resamples=n_resamples, random_state=SEED,
+                            progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a fallback is reported below, with its reason
+        t_ours, ours = timed(lambda: model.fit(X))
+    k, kept = ours.n_components_, int(ours.support_.sum())
+    # The peer sees the data SbS works on: raw (PCA) or unit-norm columns (LSI), dense.
+    Z = X.toarray() if sp.issparse(X) else np.asarray(X)
+    if variant == "lsi":
+        Z = Z / np.linalg.norm(Z, axis=0)
+
+    def make(alpha: float):
+        return SparsePCA(k, alpha=alpha, random_state=SEED)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alpha, fits = _matched_alpha(make, Z, kept, steps=10 if quick else 14)
+        t_peer, peer = timed(lambda: make(alpha).fit(Z))
+    result = ours.result_
+    return BenchResult(
+        name=f"StableSparsePCA ({variant}, a=50 %, B={n_resamples}) fit, {label} "
+             f"{X.shape[0]}×{X.shape[1]}: {k} component(s), {kept} features",
+        seconds=t_ours, baseline=f"sklearn SparsePCA, alpha={alpha:.3g} matched to the same "
+                                 "sparsity (one fit)",
+        baseline_seconds=t_peer, goal="≤ 2× SparsePCA's time (ratio ≥ 0.5)",
+        extra={"features kept peer": features_kept(peer.components_),
+               "stable found": ours.found_,
+               "criterion failed": result.failed or "—",
+               "best stable on the path (k, features, a)":
+                   "—" if result.best is None else
+                   f"{result.best[1]}, {result.best[0].size}, {result.best[2]:.3g}",
+               "alpha search fits": fits},
     )

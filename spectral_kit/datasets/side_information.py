@@ -108,7 +108,7 @@ def make_hidden_sessions(
     n_irrelevant = check_int(n_irrelevant, "n_irrelevant", low=0)
     session_length = check_int(session_length, "session_length", low=1)
     check_data_size(n_clusters * per_cluster, n_relevant + n_irrelevant,
-                    "n_clusters · per_cluster × n_relevant + n_irrelevant")
+                    "n_clusters · per_cluster × n_relevant + n_irrelevant", copies=4.2)
     rng = as_generator(random_state)
     y = np.repeat(np.arange(n_clusters), per_cluster)
     parts = []
@@ -251,7 +251,7 @@ def make_two_structures(
     nuisance_clusters = check_int(nuisance_clusters, "nuisance_clusters", low=2)
     spread = check_finite_scalar(spread, "spread", low=0.0, low_inclusive=False)
     check_data_size(n_samples + n_side, n_target + n_nuisance + n_irrelevant,
-                    "n_samples + n_side × n_target + n_nuisance + n_irrelevant")
+                    "n_samples + n_side × n_target + n_nuisance + n_irrelevant", copies=2.5)
     rng = as_generator(random_state)
 
     y_target = np.arange(n_samples) % target_clusters

@@ -83,7 +83,8 @@ def make_mean_shift(
     n_per_class = check_int(n_per_class, "n_per_class", low=1)
     n_features, n_relevant = _check_sizes(n_features, n_relevant)
     shift = check_finite_scalar(shift, "shift", low=0.0)
-    check_data_size(n_classes * n_per_class, n_features, "n_classes, n_per_class, n_features")
+    check_data_size(n_classes * n_per_class, n_features, "n_classes, n_per_class, n_features",
+                    copies=1.0)
     rng = as_generator(random_state)
     y = np.repeat(np.arange(n_classes), n_per_class)
     X = rng.standard_normal((y.size, n_features))
@@ -124,7 +125,7 @@ def make_label_and_clusters(
         )
     shift = check_finite_scalar(shift, "shift", low=0.0)
     cluster_shift = check_finite_scalar(cluster_shift, "cluster_shift", low=0.0)
-    check_data_size(n_samples, n_features, "n_samples, n_features")
+    check_data_size(n_samples, n_features, "n_samples, n_features", copies=1.0)
     rng = as_generator(random_state)
     y = rng.permutation(np.arange(n_samples) % 2)
     groups = rng.permutation(np.arange(n_samples) % 2)
@@ -156,7 +157,7 @@ def make_xor(
     if n_relevant < 2:
         raise ValueError(f"n_relevant must be ≥ 2 for an XOR pattern; got {n_relevant}.")
     separation = check_finite_scalar(separation, "separation", low=0.0)
-    check_data_size(n_samples, n_features, "n_samples, n_features")
+    check_data_size(n_samples, n_features, "n_samples, n_features", copies=1.0)
     rng = as_generator(random_state)
     y = rng.permutation(np.arange(n_samples) % 2)
     s = rng.choice(np.array([-1.0, 1.0]), size=n_samples)

@@ -142,7 +142,7 @@ def make_weston_linear(
     """
     n_samples = check_int(n_samples, "n_samples", low=2)
     noise_std = np.sqrt(check_finite_scalar(noise_var, "noise_var", low=0.0, low_inclusive=False))
-    check_data_size(n_samples, 202, "n_samples")
+    check_data_size(n_samples, 202, "n_samples", copies=1.1)
     rng = as_generator(random_state)
     y = rng.choice(np.array([-1, 1]), size=n_samples)
     first = rng.random(n_samples) < 0.7
@@ -199,7 +199,7 @@ def make_weston_nonlinear(
     """
     n_samples = check_int(n_samples, "n_samples", low=2)
     noise_std = np.sqrt(check_finite_scalar(noise_var, "noise_var", low=0.0, low_inclusive=False))
-    check_data_size(n_samples, 202, "n_samples")
+    check_data_size(n_samples, 202, "n_samples", copies=0.3)
     rng = as_generator(random_state)
     y = rng.choice(np.array([-1, 1]), size=n_samples)
     which = rng.random(n_samples) < 0.5
@@ -275,7 +275,7 @@ def make_multiclass_clusters(
     n_relevant = check_int(n_relevant, "n_relevant", low=1)
     n_irrelevant = check_int(n_irrelevant, "n_irrelevant", low=0)
     check_data_size(n_clusters * n_points, n_relevant + n_irrelevant,
-                    "n_clusters · n_points × n_relevant + n_irrelevant")
+                    "n_clusters · n_points × n_relevant + n_irrelevant", copies=1.35)
     spread = check_finite_scalar(spread, "spread", low=0.0)
     rng = as_generator(random_state)
     per_cluster = math.ceil(n_points / n_clusters)
@@ -349,7 +349,7 @@ def make_ben_dor(
     e = check_finite_scalar(e, "e", low=0.0, high=1.0)
     d = check_finite_scalar(d, "d", low=0.0)
     s = check_finite_scalar(s, "s", low=0.0, low_inclusive=False)
-    check_data_size(a + b, m, "a + b samples × m features")
+    check_data_size(a + b, m, "a + b samples × m features", copies=2.3)
     rng = as_generator(random_state)
     n_irrelevant = round(e * m)
     n_relevant = m - n_irrelevant

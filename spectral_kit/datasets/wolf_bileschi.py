@@ -238,7 +238,7 @@ def make_wolf_bileschi_ideal(
     q = check_int(n_samples, "n_samples", low=2)
     if n1 + n2 == 0:
         raise ValueError("n_relevant + n_irrelevant must be at least 1; got 0 features.")
-    check_data_size(q, n1 + n2, "n_samples × n_relevant + n_irrelevant")
+    check_data_size(q, n1 + n2, "n_samples × n_relevant + n_irrelevant", copies=2.0)
     rng = as_generator(random_state)
     y = (np.arange(q) >= q // 2).astype(int)
     signs = np.where(y == 0, 1.0, -1.0)

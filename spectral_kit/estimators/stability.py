@@ -8,7 +8,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..stability import SbSResult, sbs, sparse_loadings, stable_principal_submatrix
+from ..backends.samples import is_sparse
+from ..stability import SbSResult, sbs, sparse_loadings
+from ..stability.sbs import first_stable
 from ..validation import validate_data_named
 
 __all__ = ["StableSparsePCA"]
@@ -23,10 +25,17 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     stable (Lemma 1, via Stewart's theorem) and retains the fraction ``retain`` of the
     original variance. The loadings are sparse: zero on every removed feature.
 
-    If no such submatrix exists, a :class:`UserWarning` is raised and the transformer falls
-    back to the stable subspace of the greatest retention met along the removal path; when
-    no subspace on the path is stable, to the single feature left at its end (a
-    one-dimensional space is trivially invariant).
+    If no such submatrix exists, a :class:`UserWarning` says which criterion failed (no
+    stable subspace at all, or none retaining ``retain``), at which retention, and what to
+    try (``result_.diagnosis``); the transformer then falls back to the stable subspace of
+    the greatest retention met along the removal path; when no subspace on the path is
+    stable, to the first stable one further down the path, or to the single feature left at
+    its end (a one-dimensional space is trivially invariant).
+
+    X may be a SciPy sparse matrix (LSI on a term–document matrix, the paper's own use): it
+    is never densified. The removal path is screened by bounds rather than Proposition 1
+    (``prune="rayleigh"`` of :func:`~spectral_kit.stability.sbs`: the same path, far fewer
+    eigendecompositions on wide data).
 
     Parameters
     ----------
@@ -41,6 +50,15 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     method : {"bca", "percentile"}, default="bca"
     n_resamples : int, default=1000
     random_state : None, int or numpy Generator, default=None
+    progress : None or bool, default=None
+        Progress bars (text in a terminal, a widget in a notebook) for the bootstrap and the
+        removal path: None shows them for large work (about a thousand features or more)
+        once it has run 2 s, True always, False never.
+    max_seconds : float or None, default=None
+        Time budget for ``fit``. When the work would not finish within it,
+        :class:`~spectral_kit.progress.BudgetExceeded` (a ``TimeoutError``) stops it and says
+        how long it would take -- after a few per cent of the bootstrap when the measured
+        rate already projects well beyond the budget.
 
     Attributes
     ----------
@@ -88,6 +106,8 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         method: str = "bca",
         n_resamples: int = 1000,
         random_state: object = None,
+        progress: bool | None = None,
+        max_seconds: float | None = None,
     ):
         self.retain = retain
         self.variant = variant
@@ -96,24 +116,32 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.method = method
         self.n_resamples = n_resamples
         self.random_state = random_state
+        self.progress = progress
+        self.max_seconds = max_seconds
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def fit(self, X: object, y: object = None) -> StableSparsePCA:
         """Run SbS on ``X`` (samples × features); ``y`` is ignored."""
-        X = validate_data_named(self, X, ensure_min_samples=3, dtype=np.float64)
+        X = validate_data_named(self, X, ensure_min_samples=3, dtype=np.float64,
+                                accept_sparse=("csr", "csc"))
         result = sbs(
             X, self.variant, self.retain, criterion=self.criterion, confidence=self.confidence,
             method=self.method, n_resamples=self.n_resamples, random_state=self.random_state,
+            prune="rayleigh", full_trajectory=False, progress=self.progress,
+            max_seconds=self.max_seconds,
         )
         self.found_ = result.found
         if result.found:
             kept, k, stable, retained = result.kept, result.k, result.stable_ks, result.retained
         else:
-            kept, k, stable, retained = _fallback(result)
+            kept, k, stable, retained = _fallback(result, X)
             warnings.warn(
-                f"no principal submatrix has a stable top-k space retaining {self.retain:g} "
-                f"of the variance (stopped: {result.stopped}); using {kept.size} feature(s) "
-                f"and k = {k}, which retain {retained:.3g}. Lower retain, raise the number "
-                "of samples, or avoid PCA/LSI on these data.",
+                f"{result.diagnosis} Falling back to {kept.size} feature(s) and k = {k}, "
+                f"which retain {retained:.3g}.",
                 UserWarning, stacklevel=2,
             )
         chosen = SbSResult(
@@ -128,42 +156,33 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.stable_ks_ = stable
         self.retained_ = float(retained)
         if self.variant == "pca":
-            self.mean_, self.scale_ = X.mean(axis=0), np.ones(X.shape[1])
+            self.mean_, self.scale_ = np.asarray(X.mean(axis=0)).ravel(), np.ones(X.shape[1])
         else:
-            self.mean_, self.scale_ = np.zeros(X.shape[1]), np.linalg.norm(X, axis=0)
+            squares = X.multiply(X).sum(axis=0) if is_sparse(X) else (X * X).sum(axis=0)
+            self.mean_ = np.zeros(X.shape[1])
+            self.scale_ = np.sqrt(np.asarray(squares).ravel())
         self._n_features_out = self.n_components_
         return self
 
     def transform(self, X: object) -> np.ndarray:
         """Coordinates of ``X`` on the sparse loadings, shape (n_samples, n_components_)."""
         check_is_fitted(self, "components_")
-        X = validate_data_named(self, X, reset=False, dtype=np.float64)
-        return ((X - self.mean_) / self.scale_) @ self.components_.T
+        X = validate_data_named(self, X, reset=False, dtype=np.float64,
+                                accept_sparse=("csr", "csc"))
+        W = self.components_.T / self.scale_[:, None]
+        # (X − mean) W without densifying a sparse X: the centring is a rank-one correction.
+        return np.asarray(X @ W) - self.mean_ @ W
 
 
-def _fallback(result: SbSResult) -> tuple[np.ndarray, int, tuple[int, ...], float]:
+def _fallback(result: SbSResult, X: object) -> tuple[np.ndarray, int, tuple[int, ...], float]:
     """Best stable subspace on the removal path, when none meets the criterion."""
-    best = None
-    removed_so_far: list[int] = []
-    n = result.A.shape[0]
-    for step in result.trajectory:
-        if step.removed_feature is not None:
-            removed_so_far.append(step.removed_feature)
-        for k in step.stable_ks:
-            value = float(step.retained[k - 1])
-            if best is None or value > best[3]:
-                kept = np.setdiff1d(np.arange(n), removed_so_far)
-                best = (kept, k, step.stable_ks, value)
-    if best is not None:
-        return best
-    # Follow the same removal path further, down to the first stable submatrix.
-    tiny = float(np.finfo(float).tiny)
-    onward = stable_principal_submatrix(result.A, result.E, tiny, criterion=result.criterion,
-                                        total=result.total)
+    if result.best is not None:
+        kept, k, value, stable = result.best
+        return kept, k, stable, value
+    onward = first_stable(result, X)
     if onward.found:
         return onward.kept, int(onward.k), onward.stable_ks, float(onward.retained)
     last = onward.kept[:1]
-    sub = result.A[np.ix_(last, last)]
-    value = float(sub[0, 0]) / result.total
+    value = float(result.A[last[0], last[0]]) / result.total
     value = np.sqrt(max(value, 0.0)) if result.criterion == "frobenius" else value
     return last, 1, (), value

@@ -190,7 +190,7 @@ def choose_solver(n_features: int, solver: str) -> str:
     if solver == "auto":
         return "dense" if n_features <= DENSE_MAX_FEATURES else "matrix-free"
     if solver == "dense":
-        check_memory(2 * 8.0 * n_features**2,
+        check_memory(3 * 8.0 * n_features**2,
                      f"the {n_features} × {n_features} matrix of solver='dense' (one row and "
                      "column per feature)", hint="Use solver='matrix-free' (or 'auto').")
     return solver

@@ -88,7 +88,7 @@ def scatter_matrices(X: Any, y: Any) -> ScatterMatrices:
     X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
     labels = check_labels(y, X.shape[0], "y")
     d_ = X.shape[1]
-    check_memory(3 * 8.0 * d_ * d_, f"the {d_} × {d_} scatter matrices of X's {d_} features",
+    check_memory(5 * 8.0 * d_ * d_, f"the {d_} × {d_} scatter matrices of X's {d_} features",
                  hint="Select fewer features of X first.")
     e = scale_exponent(X)  # computed on X / 2^e (exact), so no product over- or underflows
     X = np.ldexp(X, -e)
@@ -202,7 +202,7 @@ def random_pair(
     kind = check_choice(kind, "kind", PAIR_KINDS)
     shape = check_finite_scalar(shape, "shape", low=0.0, low_inclusive=False)
     q = 2 * n if n_samples is None else check_int(n_samples, "n_samples", low=n + 1)
-    check_data_size(q + 1, n, "n_samples × n")
+    check_data_size(q + 1, n, "n_samples × n", copies=4.2)
     K = fbm_covariance(n, smoothness)
     rng = as_generator(random_state)
     # A tiny jitter keeps the Cholesky factor of very smooth (H → 1) covariances defined.

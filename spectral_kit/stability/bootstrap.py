@@ -15,6 +15,11 @@ How it is computed
   read off ``Z`` in O(n) instead of n refits of O(n) each.
 * Feature pairs are processed in blocks sized by ``memory_limit``, so p features never need
   the p²·B bootstrap values at once.
+* One body for every kind of X: each of these quantities is a sum over samples, computed by
+  the kernels of :mod:`~spectral_kit.stability.pair_sums` in X's own array namespace (NumPy,
+  PyTorch, CuPy, ...) and added over X's blocks of samples by
+  :mod:`spectral_kit.backends.samples` (one block in memory; the chunks of a Dask array).
+  A SciPy sparse X (a term–document matrix) is never densified.
 
 The interval formulas (the percentile rank of the estimate, ``z₀``, the acceleration, the
 adjusted levels and the Hyndman–Fan quantiles) are those of :func:`scipy.stats.bootstrap`,
@@ -23,26 +28,30 @@ so that, given the same resamples, the intervals agree with it entry by entry.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 from ..backends import array_kind
+from ..backends.samples import is_sparse, namespace_of, sample_blocks, to_host
+from ..memory import check_memory
+from ..memory import memory_limit as kit_limit
+from ..progress import Progress, check_max_seconds, check_progress
 from ..validation import (
     as_generator,
     check_array,
     check_choice,
     check_int,
-    check_memory,
     check_nonconstant_rows,
     check_probability,
     max_abs,
-    scale_exponent,
     unscale,
 )
+from .pair_sums import column_scan, pair_sums, resample_moments, sparse_column_sums
+from .quantiles import interval_columns, quantile_sorted
 
 __all__ = [
     "METHODS",
@@ -63,8 +72,17 @@ METHODS = ("percentile", "bca")
 #: percentile interval as Efron & Tibshirani (1993, Sec. 13.3) and the paper's Example 1 use it.
 QUANTILE_METHODS = ("linear", "inverted_cdf")
 
-#: Default bound on the working memory of one block of feature pairs (bytes).
-DEFAULT_MEMORY_LIMIT = 256 * 2**20
+#: A dense X is summed as a sparse one when its pairs' products hold at most this fraction of
+#: non-zeros (after each feature is shifted by its median, for the covariance): a sparse
+#: product runs about 30 times fewer operations per second than a dense matrix product.
+SPARSE_BELOW = 0.03
+#: ``progress=None`` shows a bar (after 2 s) from this many pairs of features (p ≈ 1,000)...
+LARGE_PAIRS = 500_000
+#: ...or this many resampled products (B · n · pairs), about a minute of work.
+LARGE_PRODUCTS = 5e11
+#: Default bound on the working memory of one block of feature pairs (bytes); never more
+#: than a quarter of the kit's memory limit.
+DEFAULT_MEMORY_LIMIT = 64 * 2**20
 
 
 @dataclass(frozen=True)
@@ -167,7 +185,7 @@ class BootstrapDistribution:
         method = check_choice(method, "method", METHODS)
         quantile_method = check_choice(quantile_method, "quantile_method", QUANTILE_METHODS)
         est = self.estimate[self.rows, self.cols]
-        low, high, n_fallback = _interval_columns(
+        low, high, n_fallback = interval_columns(
             self.sorted_values, est, self.acceleration, confidence, method, quantile_method
         )
         p = self.n_features
@@ -193,21 +211,34 @@ def similarity_matrix(X: object, statistic: str = "covariance") -> np.ndarray:
     """The paper's A for data X (samples × features): covariance (PCA) or cosine (LSI).
 
     The covariance uses the ``n − 1`` denominator; the cosine similarity of features i and j
-    is ``xᵢᵀxⱼ / (‖xᵢ‖ ‖xⱼ‖)`` on the raw (uncentred) columns, as in LSI (Sec. 2.1).
+    is ``xᵢᵀxⱼ / (‖xᵢ‖ ‖xⱼ‖)`` on the raw (uncentred) columns, as in LSI (Sec. 2.1). X may be
+    a SciPy sparse matrix: A is then built from the sparse Gram matrix ``XᵀX``, centred
+    algebraically.
     """
     statistic = check_choice(statistic, "statistic", STATISTICS)
-    Xs, e = _prepared(X, statistic)
-    n = Xs.shape[0]
-    check_memory(8.0 * Xs.shape[1] ** 2, f"the {Xs.shape[1]} × {Xs.shape[1]} {statistic} "
-                 "matrix of X's features", hint="Select fewer features of X first.")
-    if statistic == "covariance":
-        s = Xs.sum(axis=0)
-        A = (Xs.T @ Xs - np.outer(s, s) / n) / (n - 1)
+    data = _prepare(X, statistic, in_memory=True)
+    n, p = data.n, data.p
+    check_memory(_similarity_bytes(data),
+                 f"the {p} × {p} {statistic} matrix of X's {p} features",
+                 hint="Select fewer features of X first.")
+    Xs = data.samples.X
+    if data.sparse:
+        A = (Xs.T @ Xs).toarray()
     else:
-        norms = np.sqrt(np.einsum("ij,ij->j", Xs, Xs))
-        A = (Xs.T @ Xs) / np.outer(norms, norms)
+        Xs = Xs * data.scale
+        if not data.cosine:
+            Xs -= data.mean
+        A = Xs.T @ Xs
+    if data.cosine:
+        inv = _inverse_sqrt(np.diagonal(A).copy())
+        A *= inv[:, None]
+        A *= inv[None, :]
         np.fill_diagonal(A, 1.0)
-    return unscale(0.5 * (A + A.T), e, "the covariance of X")
+        return A
+    s = data.mean * math.sqrt(n) if data.sparse else Xs.sum(axis=0) / math.sqrt(n)
+    A -= np.outer(s, s)  # the same product on both sides of the diagonal: A stays symmetric
+    A /= n - 1
+    return _unscale_in_place(A, data.exponent)
 
 
 def resample_indices(n_samples: int, n_resamples: int, random_state: object = None) -> np.ndarray:
@@ -218,8 +249,7 @@ def resample_indices(n_samples: int, n_resamples: int, random_state: object = No
     """
     n_samples = check_int(n_samples, "n_samples", low=3)
     n_resamples = check_int(n_resamples, "n_resamples", low=2)
-    # the indices, and the counts and products that the intervals build from them
-    check_memory(3 * 8.0 * n_samples * n_resamples,
+    check_memory(8.0 * n_samples * n_resamples,
                  f"n_resamples={n_resamples} resamples of n_samples={n_samples} samples",
                  hint="Use fewer resamples (the paper: 1000).")
     return as_generator(random_state).integers(0, n_samples, (n_resamples, n_samples))
@@ -235,7 +265,10 @@ def bootstrap_intervals(
     *,
     resamples: object = None,
     quantile_method: str = "linear",
-    memory_limit: int = DEFAULT_MEMORY_LIMIT,
+    memory_limit: int | None = None,
+    progress: bool | None = None,
+    max_seconds: float | None = None,
+    _then: tuple[float, str] | None = None,
 ) -> BootstrapIntervals:
     """Bootstrap confidence intervals for all entries of the covariance or cosine matrix.
 
@@ -245,9 +278,11 @@ def bootstrap_intervals(
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
+    X : array-like, SciPy sparse matrix, Dask or array-API array, shape (n_samples, n_features)
         Samples as rows (the paper's "objects"). Not modified. At least 3 samples; no
-        all-zero feature for ``"cosine"`` and no constant feature for ``"covariance"``.
+        all-zero feature for ``"cosine"`` and no constant feature for ``"covariance"``. A
+        sparse X (a term–document matrix) is never densified; a Dask X must be chunked along
+        samples; a PyTorch/CuPy X is computed on its device.
     statistic : {"covariance", "cosine"}
         ``"cosine"`` for SbS-LSI, ``"covariance"`` for SbS-PCA.
     method : {"percentile", "bca"}
@@ -264,8 +299,17 @@ def bootstrap_intervals(
         another program's intervals.
     quantile_method : {"linear", "inverted_cdf"}
         How a quantile of the B values is read (Hyndman & Fan 1996 types 7 and 1).
-    memory_limit : int
-        Approximate bytes of working memory per block of feature pairs.
+    memory_limit : int, optional
+        Approximate bytes of working memory per block of feature pairs; by default
+        :data:`DEFAULT_MEMORY_LIMIT`, at most a quarter of the kit's memory limit.
+    progress : None or bool
+        A progress bar (text in a terminal, a widget in a notebook): None shows one for large
+        work (:data:`LARGE_PAIRS` pairs of features or :data:`LARGE_PRODUCTS` resampled
+        products) once it has run 2 s, True at once, False never.
+    max_seconds : float, optional
+        Time budget. The work stops with :class:`~spectral_kit.progress.BudgetExceeded`
+        (saying how long it would take) once it has run that long, or earlier, after a few
+        per cent of the pairs, when the measured rate projects it well beyond the budget.
 
     Returns
     -------
@@ -274,50 +318,64 @@ def bootstrap_intervals(
 
     Notes
     -----
-    Cost: one (B × n)·(n × m) matrix product per block of m pairs, O(B·n·p²/2) in all; the
-    jackknife for BCa costs O(n·p²/2) through rank-one downdates. The count matrix of the
-    resamples (B × n) is kept in memory besides the blocks.
+    Cost: one (B × n)·(n × m) matrix product per block of m pairs, O(B·n·p²/2) in all (for
+    sparse X, O(B) per co-occurrence of two features, and for the cosine only the pairs of
+    features that occur together are bootstrapped: the others have cosine 0 in every
+    resample); the jackknife for BCa costs O(n·p²/2) through rank-one downdates. Memory: the
+    count matrix of the resamples (B × n), the B × p per-feature sums, three p × p results
+    and one block; the whole is checked against the kit's memory limit before any work.
 
     A resampled feature that happens to be all zero has no cosine with anything; its cosine
     is taken as 0 (a zero vector is orthogonal to every vector). The diagonal of the cosine
     matrix is identically 1 and gets the interval [1, 1].
     """
-    if array_kind(X) is not None:  # Dask X: spectral_kit.backends
-        from ..backends.bootstrap import bootstrap_intervals as scaled
-
-        return scaled(
-            X, statistic, method, n_resamples, confidence, random_state, resamples=resamples,
-            quantile_method=quantile_method, memory_limit=memory_limit,
-        )
     statistic = check_choice(statistic, "statistic", STATISTICS)
     method = check_choice(method, "method", METHODS)
     confidence = check_probability(confidence, "confidence")
     quantile_method = check_choice(quantile_method, "quantile_method", QUANTILE_METHODS)
-    memory_limit = check_int(memory_limit, "memory_limit", low=1)
-    Xs, e = _prepared(X, statistic)
-    counts = _resample_counts(Xs.shape[0], n_resamples, random_state, resamples)
-    n, p = Xs.shape
-    B = counts.shape[0]
-    check_memory(3 * 8.0 * p * p,
-                 f"the three {p} × {p} matrices of intervals for X's {p} features",
-                 hint="Select fewer features first.")
-    rows, cols = np.triu_indices(p)
-    moments = _resample_moments(Xs, counts, statistic)
-    lower, upper, estimate = np.empty((p, p)), np.empty((p, p)), np.empty((p, p))
-    # Per pair: Z, the leave-one-out values and their temporaries (about 6 columns of n)
-    # and the bootstrap values with their sort and comparison temporaries (about 4 of B).
-    block = max(1, memory_limit // (8 * (6 * n + 4 * B)))
+    block_bytes = _block_budget(memory_limit)
+    progress = check_progress(progress)
+    max_seconds = check_max_seconds(max_seconds)
+    data = _prepare(X, statistic)
+    n, p = data.n, data.p
+    B = _n_resamples(n_resamples, resamples)
+    per_pair = _pair_bytes(data.rows, B, data)
+    n_pairs = data.n_pairs
+    block = max(1, min(n_pairs, int(block_bytes // per_pair)))
+    # A caller that goes on with the results (SbS) adds what it allocates next to them.
+    then_bytes, then_what = _then or (0.0, "")
+    check_memory(
+        max(_working_bytes(n, p, B, block * per_pair, data, 3 * 8.0 * p * p),
+            3 * 8.0 * p * p + then_bytes),
+        f"bootstrap_intervals of X's {p} features with n_resamples={B} (the {B} × {n} "
+        f"resample counts, {B} × {p} resampled sums, three {p} × {p} results and blocks of "
+        f"{block} pairs{then_what})",
+        hint="Use fewer resamples or select fewer features first.",
+    )
+    counts = _resample_counts(n, n_resamples, random_state, resamples, data.sparse)
+    W = data.samples.align(counts)
+    moments = _moments(data, W)
+    lower, upper, estimate = np.zeros((p, p)), np.zeros((p, p)), np.zeros((p, p))
     n_fallback = 0
-    for start in range(0, rows.size, block):
-        r, c = rows[start : start + block], cols[start : start + block]
-        values, est, accel = _block_statistics(Xs, counts, moments, r, c, statistic)
-        values.sort(axis=0)
-        low, high, nf = _interval_columns(values, est, accel, confidence, method, quantile_method)
-        n_fallback += nf
-        _fill_symmetric(lower, r, c, low)
-        _fill_symmetric(upper, r, c, high)
-        _fill_symmetric(estimate, r, c, est)
-    lower, upper, estimate = _unscaled(e, lower, upper, estimate)
+    with Progress(n_pairs, "bootstrap intervals", progress=progress, max_seconds=max_seconds,
+                  unit="pairs", hint="Use fewer resamples, fewer features or a sparse X.",
+                  large=n_pairs >= LARGE_PAIRS or n_pairs * B * data.rows >= LARGE_PRODUCTS
+                  ) as bar:
+        first = max(1, min(block, int(bar.first_share() * n_pairs)))
+        for r, c in _pair_blocks(data, block, first):
+            values, est, accel = _block_statistics(data, W, moments, r, c)
+            values = _sorted(values)
+            low, high, nf = interval_columns(values, est, accel, confidence, method,
+                                             quantile_method)
+            del values
+            n_fallback += nf
+            for out, vals in ((lower, low), (upper, high), (estimate, est)):
+                _fill_symmetric(out, r, c, _unscaled(vals, data.exponent))
+            bar.update(r.size)
+    if data.cosine:
+        np.fill_diagonal(lower, 1.0)
+        np.fill_diagonal(upper, 1.0)
+        np.fill_diagonal(estimate, 1.0)
     return BootstrapIntervals(
         lower, upper, estimate, statistic, method, confidence, B, n_fallback
     )
@@ -334,19 +392,24 @@ def bootstrap_distribution(
     """Bootstrap values of every entry, stored for repeated interval computations.
 
     Same resampling and the same numbers as :func:`bootstrap_intervals`; call
-    ``.intervals(confidence, method)`` on the result. Memory ``8·B·p(p+1)`` bytes.
+    ``.intervals(confidence, method)`` on the result. Memory about ``8·B·p(p+1)`` bytes for
+    the values and their sorted copy.
     """
     statistic = check_choice(statistic, "statistic", STATISTICS)
-    Xs, e = _prepared(X, statistic)
-    counts = _resample_counts(Xs.shape[0], n_resamples, random_state, resamples)
-    p = Xs.shape[1]
-    check_memory(2 * 8.0 * counts.shape[0] * p * (p + 1) / 2,
-                 f"the bootstrap values of X's {p} features (n_resamples={counts.shape[0]})",
+    data = _prepare(X, statistic, all_pairs=True)
+    n, p = data.n, data.p
+    B = _n_resamples(n_resamples, resamples)
+    m = p * (p + 1) // 2
+    check_memory(_working_bytes(n, p, B, m * _pair_bytes(n, B, data), data, 8.0 * p * p),
+                 f"the bootstrap values of X's {p} features (n_resamples={B})",
                  hint="Use bootstrap_intervals, which works in blocks, or fewer features.")
+    counts = _resample_counts(n, n_resamples, random_state, resamples, data.sparse)
+    W = data.samples.align(counts)
+    moments = _moments(data, W)
     rows, cols = np.triu_indices(p)
-    moments = _resample_moments(Xs, counts, statistic)
-    values, est, accel = _block_statistics(Xs, counts, moments, rows, cols, statistic)
-    values, est = _unscaled(e, values, est)
+    values, est, accel = _block_statistics(data, W, moments, rows, cols)
+    values = _unscaled(to_host(values), data.exponent)
+    est = _unscaled(est, data.exponent)
     estimate = np.empty((p, p))
     _fill_symmetric(estimate, rows, cols, est)
     return BootstrapDistribution(
@@ -369,45 +432,161 @@ def percentile_interval(
     quantile_method = check_choice(quantile_method, "quantile_method", QUANTILE_METHODS)
     alpha = (1 - confidence) / 2
     column = np.sort(vals)[:, None]
-    low = _quantile_sorted(column, np.array([alpha]), quantile_method)[0]
-    high = _quantile_sorted(column, np.array([1 - alpha]), quantile_method)[0]
+    low = quantile_sorted(column, np.array([alpha]), quantile_method)[0]
+    high = quantile_sorted(column, np.array([1 - alpha]), quantile_method)[0]
     return float(low), float(high)
 
 
 # --- input ---------------------------------------------------------------------------------
 
 
-def _prepared(X: object, statistic: str) -> tuple[np.ndarray, int]:
-    """Validated float copy of X divided by ``2^e``; centred by the full-sample mean for the
-    covariance. Returns the copy and the exponent by which a covariance is scaled back.
+@dataclass
+class _Data:
+    """X ready for the sums: its executor, sizes, scaling and, for sparse X, extra sums.
 
-    Dividing by a power of two near max |x| is exact and keeps the products, the cubes of
-    BCa's jackknife deviations and their sums inside float64's range whatever the scale of
-    X (the intervals, the BCa levels and the fallbacks do not depend on it). Centring once
-    is exact in exact arithmetic (covariance is shift invariant) and keeps the resampled
-    sums ``Σ w x`` small, avoiding cancellation in ``S − s sᵀ/n``.
+    Every sum is taken on X divided by a power of two (per feature for the cosine, which is
+    invariant to each feature's scale; one for the covariance, scaled back by ``exponent``):
+    exact, and it keeps products, the cubes of BCa's jackknife terms and their sums inside
+    float64's range whatever the scale of X. The covariance is taken about the full-sample
+    ``mean`` (of the scaled data): exact in exact arithmetic, and it keeps the resampled sums
+    ``Σ w x`` small, avoiding cancellation in ``S − s sᵀ/n``.
     """
-    arr = check_array(
-        X, "X", min_rows=3, rows_label="samples (rows)", cols_label="features (columns)"
-    )
-    check_nonconstant_rows(arr.T, "X", what="feature", centered=statistic == "covariance")
-    if statistic == "cosine":  # invariant to the scale of each feature: rescale each
-        peak = max_abs(arr, axis=0)
-        return np.ldexp(arr, -np.frexp(np.where(peak > 0, peak, 1.0))[1]), 0
-    e = scale_exponent(arr)
-    arr = np.ldexp(arr, -e)
-    arr -= arr.mean(axis=0)
-    return arr, 2 * e  # the covariance has the square of X's scale
+
+    samples: Any
+    n: int
+    p: int
+    cosine: bool
+    sparse: bool
+    scale: np.ndarray
+    mean: np.ndarray | None
+    exponent: int
+    rows: int
+    column_sums: np.ndarray | None = None
+    pairs: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def n_pairs(self) -> int:
+        return self.p * (self.p + 1) // 2 if self.pairs is None else int(self.pairs[0].size)
 
 
-def _unscaled(e: int, *arrays: np.ndarray) -> list[np.ndarray]:
-    return [unscale(a, e, "the covariance of X") for a in arrays]
+def _prepare(X: object, statistic: str, *, in_memory: bool = False,
+             all_pairs: bool = False) -> _Data:
+    """Validate X and take its column scan: sizes, constant features, scaling, mean."""
+    cosine = statistic == "cosine"
+    sparse = is_sparse(X)
+    kind = array_kind(X)
+    if sparse:
+        arr = _sparse_copy(X, "X")
+    elif kind is None or in_memory:
+        arr = check_array(X, "X", min_rows=3, rows_label="samples (rows)",
+                          cols_label="features (columns)")
+    elif kind == "array-api":
+        xp = namespace_of(X)
+        if len(X.shape) != 2:
+            raise ValueError(f"X must be a 2-D array; got shape {tuple(X.shape)}.")
+        arr = xp.asarray(X, dtype=xp.float64)
+    else:
+        arr = X
+    if kind is None and not sparse and not in_memory:
+        shifted = _sparse_if_cheaper(arr, cosine)
+        if shifted is not None:
+            arr, sparse = shifted, True
+    samples = sample_blocks(arr)
+    n, p = samples.shape
+    if n < 3 or p < 1:
+        raise ValueError(
+            f"X must have at least 3 samples (rows) and 1 feature (column); got shape {(n, p)}."
+        )
+    total, high, low, bad = to_host(samples.reduce(column_scan, how=("sum", "max", "min",
+                                                                        "sum")))
+    if bad[0]:
+        raise ValueError(
+            f"X contains {int(bad[0])} NaN or infinite value(s); remove or impute them first."
+        )
+    check_nonconstant_rows(np.stack([low, high], axis=1), "X", what="feature",
+                           centered=not cosine)
+    peak = np.maximum(high, -low)
+    if cosine:
+        scale = np.ldexp(1.0, -np.frexp(np.where(peak > 0, peak, 1.0))[1])
+        mean, exponent = None, 0
+    else:
+        e = int(np.frexp(peak.max())[1]) if peak.max() > 0 else 0
+        scale = np.full(p, np.ldexp(1.0, -e))
+        mean, exponent = total * scale / n, 2 * e
+    rows = max(X.chunks[0]) if kind == "dask" and not in_memory else n
+    data = _Data(samples, n, p, cosine, sparse, scale, mean, exponent, rows)
+    if sparse:
+        arr.data *= np.repeat(scale, np.diff(arr.indptr))
+        data.column_sums = sparse_column_sums(arr, cosine=cosine)
+        if cosine and not all_pairs:
+            data.pairs = _co_occurring_pairs(arr)
+    return data
+
+
+def _sparse_if_cheaper(X: np.ndarray, cosine: bool) -> Any:
+    """X as a sparse CSC matrix when its pairs' products are mostly zero, else None.
+
+    Many data sets are sparse without being stored so (word counts, indicators), and stay
+    sparse up to one value per feature once z-scored. Co-occurrences can then be far fewer
+    than the n·p²/2 products, and the sparse sums cost a fraction of the dense ones. The
+    covariance is invariant to shifting a feature, so each feature is shifted by its median
+    first (the value that takes more than half of a feature, where one does); the cosine is
+    not, and uses X's own zeros.
+    """
+    n, p = X.shape
+    if n < 8 or p < 2:
+        return None
+    center = np.zeros(p) if cosine else np.median(X, axis=0)
+    occurs = np.not_equal(X, center)
+    k = occurs.sum(axis=1, dtype=np.float64)
+    del occurs
+    if float(np.sum(k * (k + 1) / 2)) > SPARSE_BELOW * n * p * (p + 1) / 2:
+        return None
+    import scipy.sparse
+
+    return scipy.sparse.csc_matrix(X if cosine else X - center)
+
+
+def _sparse_copy(X: Any, name: str) -> Any:
+    """A validated float64 CSC copy of a SciPy sparse X, without stored zeros."""
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D sparse matrix; got shape {X.shape}.")
+    if X.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} is a sparse matrix of dtype {X.dtype}; the kit works with real numbers."
+        )
+    arr = X.tocsc().astype(np.float64, copy=True)
+    arr.sum_duplicates()
+    arr.eliminate_zeros()
+    arr.sort_indices()
+    return arr
+
+
+def _co_occurring_pairs(X: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (i ≤ j) of features that are non-zero together in some sample, in the
+    row-major order of the upper triangle: the only cosines that are not 0 in every
+    resample."""
+    pattern = X.copy()
+    pattern.data = np.ones_like(pattern.data)
+    G = (pattern.T @ pattern).tocoo()
+    upper = G.row <= G.col
+    rows, cols = G.row[upper].astype(np.intp), G.col[upper].astype(np.intp)
+    order = np.lexsort((cols, rows))
+    return rows[order], cols[order]
+
+
+def _n_resamples(n_resamples: object, resamples: object) -> int:
+    if resamples is None:
+        return check_int(n_resamples, "n_resamples", low=2)
+    shape = np.shape(resamples)
+    return int(shape[0]) if len(shape) == 2 else 0
 
 
 def _resample_counts(
-    n: int, n_resamples: object, random_state: object, resamples: object
+    n: int, n_resamples: object, random_state: object, resamples: object, sparse: bool = False
 ) -> np.ndarray:
-    """(B, n) float matrix: how often each sample appears in each resample."""
+    """(B, n) float matrix: how often each sample appears in each resample (in Fortran
+    order for sparse X, whose products take it as n × B)."""
     if resamples is None:
         idx = resample_indices(n, n_resamples, random_state)  # validates n_resamples
     else:
@@ -428,27 +607,148 @@ def _resample_counts(
                 f"resamples must contain sample indices in [0, {n - 1}]; got values from "
                 f"{idx.min()} to {idx.max()}."
             )
-    B = idx.shape[0]
-    flat = (idx + (np.arange(B) * n)[:, None]).ravel()
-    return np.bincount(flat, minlength=B * n).reshape(B, n).astype(np.float64)
+    counts = np.empty(idx.shape, order="F" if sparse else "C")
+    for b in range(idx.shape[0]):
+        counts[b] = np.bincount(idx[b], minlength=n)
+    return counts
 
 
-# --- the statistics of one block of pairs ----------------------------------------------------
+# --- the sums and the statistics of one block of pairs --------------------------------------
 
 
-def _resample_moments(Xs: np.ndarray, counts: np.ndarray, statistic: str) -> dict:
-    """Per-feature quantities every block needs: full-sample, per resample, leave-one-out."""
-    if statistic == "covariance":
-        return {"s": Xs.sum(axis=0), "s_b": counts @ Xs}
-    sq = Xs * Xs
-    N = sq.sum(axis=0)
-    # Reciprocal norms (0 for a zero norm, so that the cosine becomes 0): of the full sample,
-    # of each resample, and with each sample left out (the rank-one downdate N − x²).
-    return {
-        "inv": _inverse_sqrt(N),
-        "inv_b": _inverse_sqrt(counts @ sq),
-        "inv_loo": _inverse_sqrt(N - sq),
-    }
+@dataclass
+class _Moments:
+    """Per-feature sums: ``s`` = Σ x̃ and ``sb`` = W x̃ (covariance); ``i`` = 1/‖x‖,
+    ``ib`` its resampled values and ``N`` = ‖x‖² (cosine)."""
+
+    s: np.ndarray | None = None
+    sb: Any = None
+    N: np.ndarray | None = None
+    i: np.ndarray | None = None
+    ib: Any = None
+
+
+def _moments(data: _Data, W: Any) -> _Moments:
+    first, resampled = data.samples.reduce(resample_moments, W, cosine=data.cosine,
+                                           scale=data.scale, mean=data.mean)
+    first = to_host(first)
+    if not data.cosine:
+        return _Moments(s=first, sb=resampled)
+    xp = namespace_of(resampled)
+    positive = resampled > 0
+    root = xp.sqrt(xp.where(positive, resampled, xp.ones_like(resampled)))
+    ib = xp.where(positive, 1.0 / root, xp.zeros_like(resampled))
+    return _Moments(N=first, i=_inverse_sqrt(first), ib=ib)
+
+
+def _block_statistics(
+    data: _Data, W: Any, mom: _Moments, r: np.ndarray, c: np.ndarray
+) -> tuple[Any, np.ndarray, np.ndarray]:
+    """Bootstrap values (B × m, in X's namespace), estimates (m,) and BCa accelerations (m,)
+    of the pairs (r, c)."""
+    n = data.n
+    pairs: dict[str, Any] = {"r": r, "c": c}
+    if data.sparse:
+        pairs.update(C_r=data.column_sums[:, r], C_c=data.column_sums[:, c])
+    else:
+        pairs.update(f_r=data.scale[r], f_c=data.scale[c])
+    if data.cosine:
+        pairs.update(N_r=mom.N[r], N_c=mom.N[c], i_r=mom.i[r], i_c=mom.i[c])
+    else:
+        pairs.update(mu_r=data.mean[r], mu_c=data.mean[c])
+    S, values, sums = data.samples.reduce(pair_sums, W, pairs=pairs, cosine=data.cosine, n=n,
+                                          whole=data.samples.blocks == 1)
+    S, sums = to_host(S), to_host(sums)
+    xp = namespace_of(values)
+    if data.cosine:
+        values = _scaled_columns(xp, values, mom.ib, r, c)
+        estimate = S * mom.i[r] * mom.i[c]
+        if len(sums) == 3:
+            e1, e2, e3 = sums
+        else:  # Σ(θ₍ₜ₎ − θ)^j from θ₍ₜ₎ − θ = S·uₜ − vₜ (pair_sums' notes)
+            su, sv, suu, suv, svv, suuu, suuv, suvv, svvv = sums
+            e1 = S * su - sv
+            e2 = S * S * suu - 2 * S * suv + svv
+            e3 = S**3 * suuu - 3 * S * S * suuv + 3 * S * suvv - svvv
+        # BCa's deviations are θ̄ − θ₍ₜ₎: the third moment changes sign.
+        sign = -1.0
+    else:
+        # (S_b − s_b,r s_b,c / n)/(n − 1), centred sums (or uncentred ones for sparse X)
+        values = _minus_product(xp, values, mom.sb, r, c, n)
+        estimate = (S - mom.s[r] * mom.s[c] / n) / (n - 1)
+        e1, e2, e3 = sums
+        sign = 1.0
+    acceleration = _acceleration(e1, e2, e3, n, sign)
+    if data.cosine:
+        diagonal = r == c
+        if diagonal.any():
+            if xp is np:
+                values[:, diagonal] = 1.0
+            else:
+                mask = xp.asarray(diagonal[None, :], device=_device(values))
+                values = xp.where(mask, xp.ones_like(values), values)
+            estimate[diagonal] = 1.0
+            acceleration[diagonal] = 0.0
+    return values, estimate, acceleration
+
+
+def _acceleration(e1: np.ndarray, e2: np.ndarray, e3: np.ndarray, n: int,
+                  sign: float) -> np.ndarray:
+    """BCa acceleration ``â = Σ dₜ³ / (6 (Σ dₜ²)^{3/2})`` (E&T 14.15) from the power sums of
+    ``eₜ``, with ``dₜ = ±(eₜ − ē)``.
+
+    An entry whose leave-one-out values are all equal (a cosine that is 1 or 0 in every
+    subsample) has no skewness to correct: its acceleration is 0. So has one whose spread is
+    rounding noise next to the sums it is computed from.
+    """
+    c2 = e2 - e1 * e1 / n
+    c3 = e3 - 3 * e1 * e2 / n + 2 * e1**3 / n**2
+    spread = c2 > 1e-12 * e2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = sign * c3 / (6.0 * np.where(spread, c2, 1.0) ** 1.5)
+    return np.where(spread, a, 0.0)
+
+
+def _scaled_columns(xp: Any, values: Any, by: Any, r: np.ndarray, c: np.ndarray) -> Any:
+    """``values * by[:, r] * by[:, c]``, in values' buffer for NumPy."""
+    if xp is np:
+        values *= np.take(by, r, axis=1)
+        values *= np.take(by, c, axis=1)
+        return values
+    return values * xp.take(by, _index(xp, r, by), axis=1) * xp.take(by, _index(xp, c, by),
+                                                                      axis=1)
+
+
+def _minus_product(xp: Any, values: Any, by: Any, r: np.ndarray, c: np.ndarray,
+                   n: int) -> Any:
+    """``(values − by[:, r] · by[:, c] / n) / (n − 1)``, in values' buffer for NumPy."""
+    if xp is np:
+        t = np.take(by, r, axis=1)
+        t *= np.take(by, c, axis=1)
+        t /= n
+        values -= t
+        del t
+        values /= n - 1
+        return values
+    t = xp.take(by, _index(xp, r, by), axis=1) * xp.take(by, _index(xp, c, by), axis=1)
+    return (values - t / n) / (n - 1)
+
+
+def _index(xp: Any, idx: np.ndarray, like: Any) -> Any:
+    return idx if xp is np else xp.asarray(idx, device=_device(like))
+
+
+def _device(x: Any) -> Any:
+    from array_api_compat import device
+
+    return device(x)
+
+
+def _sorted(values: Any) -> Any:
+    if isinstance(values, np.ndarray):
+        values.sort(axis=0)
+        return values
+    return namespace_of(values).sort(values, axis=0)
 
 
 def _inverse_sqrt(values: np.ndarray) -> np.ndarray:
@@ -458,134 +758,97 @@ def _inverse_sqrt(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _block_statistics(
-    Xs: np.ndarray,
-    counts: np.ndarray,
-    moments: dict,
-    r: np.ndarray,
-    c: np.ndarray,
-    statistic: str,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Bootstrap values (B × m), estimates (m,) and BCa accelerations (m,) of pairs (r, c).
-
-    Works in place on the n × m product matrix Z once its sums are taken, so that a block
-    costs about two n × m arrays.
-    """
-    n = Xs.shape[0]
-    Z = Xs[:, r] * Xs[:, c]  # n × m: the products whose weighted sums are the statistics
-    S = Z.sum(axis=0)
-    S_b = counts @ Z
-    if statistic == "covariance":
-        s, s_b = moments["s"], moments["s_b"]
-        values = (S_b - s_b[:, r] * s_b[:, c] / n) / (n - 1)
-        estimate = (S - s[r] * s[c] / n) / (n - 1)
-        # Leaving sample t out: (n−2)·θ₍ₜ₎ = S − s_r s_c/(n−1) − g_t with
-        # g_t = n/(n−1)·Z_t − (s_r x_tc + s_c x_tr)/(n−1). The constant drops out of the
-        # deviations, and the positive factor 1/(n−2) out of the acceleration, so
-        # θ̄ − θ₍ₜ₎ ∝ g_t − ḡ.
-        g = Z
-        g *= n / (n - 1)
-        g -= Xs[:, c] * (s[r] / (n - 1))
-        g -= Xs[:, r] * (s[c] / (n - 1))
-        g -= g.mean(axis=0)
-        deviations = g
-    else:
-        inv, inv_b, inv_loo = moments["inv"], moments["inv_b"], moments["inv_loo"]
-        diagonal = r == c
-        values = S_b * inv_b[:, r] * inv_b[:, c]
-        estimate = S * inv[r] * inv[c]
-        # Rank-one downdates of the inner products and of the squared norms.
-        loo = Z
-        np.subtract(S, Z, out=loo)
-        loo *= inv_loo[:, r]
-        loo *= inv_loo[:, c]
-        for arr in (values, estimate, loo):
-            arr[..., diagonal] = 1.0
-        loo -= loo.mean(axis=0)
-        deviations = loo
-        deviations *= -1.0  # θ̄ − θ₍ₜ₎
-    return values, estimate, _acceleration(deviations)
+def _unscaled(values: np.ndarray, exponent: int) -> np.ndarray:
+    """``values · 2^exponent`` in place (a range error, from :func:`unscale` on the largest
+    entry, when it leaves float64)."""
+    return _unscale_in_place(values, exponent)
 
 
-def _acceleration(deviations: np.ndarray) -> np.ndarray:
-    """BCa acceleration ``â = Σ dₜ³ / (6 (Σ dₜ²)^{3/2})`` with ``dₜ = θ̄ − θ₍ₜ₎`` (E&T 14.15).
-
-    An entry whose leave-one-out values are all equal (a cosine that is 1 or 0 in every
-    subsample) has no skewness to correct: its acceleration is 0.
-    """
-    num = np.einsum("ij,ij,ij->j", deviations, deviations, deviations)
-    den = np.einsum("ij,ij->j", deviations, deviations)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a = num / (6.0 * den**1.5)
-    return np.where(den > 0, a, 0.0)
-
-
-# --- quantiles -------------------------------------------------------------------------------
-
-
-def _interval_columns(
-    sorted_values: np.ndarray,
-    estimate: np.ndarray,
-    acceleration: np.ndarray,
-    confidence: float,
-    method: str,
-    quantile_method: str,
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """Lower and upper endpoints of each column's interval, and the number of BCa fallbacks."""
-    alpha = (1 - confidence) / 2
-    m = sorted_values.shape[1]
-    if method == "percentile":
-        a1, a2 = np.full(m, alpha), np.full(m, 1 - alpha)
-        n_fallback = 0
-    else:
-        a1, a2 = _bca_levels(sorted_values, estimate, acceleration, alpha)
-        bad = ~(np.isfinite(a1) & np.isfinite(a2))
-        n_fallback = int(bad.sum())
-        a1[bad], a2[bad] = alpha, 1 - alpha
-    return (
-        _quantile_sorted(sorted_values, a1, quantile_method),
-        _quantile_sorted(sorted_values, a2, quantile_method),
-        n_fallback,
-    )
-
-
-def _bca_levels(
-    sorted_values: np.ndarray, estimate: np.ndarray, acceleration: np.ndarray, alpha: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """BCa's adjusted levels α₁, α₂ (Efron & Tibshirani 1993, eq. 14.10)."""
-    B = sorted_values.shape[0]
-    below = (sorted_values < estimate).sum(axis=0) + (sorted_values <= estimate).sum(axis=0)
-    z0 = ndtri(below / (2 * B))
-    z_alpha = float(ndtri(alpha))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        num1 = z0 + z_alpha
-        num2 = z0 - z_alpha
-        a1 = ndtr(z0 + num1 / (1 - acceleration * num1))
-        a2 = ndtr(z0 + num2 / (1 - acceleration * num2))
-    return a1, a2
-
-
-def _quantile_sorted(sorted_values: np.ndarray, prob: np.ndarray, method: str) -> np.ndarray:
-    """Quantile ``prob[j]`` of column j of an already sorted (B × m) array.
-
-    Hyndman & Fan (1996): position ``jg = B·p + m`` with ``m = 1 − p`` (type 7, "linear") or
-    ``m = 0`` (type 1, "inverted_cdf"), interpolating between neighbouring order statistics.
-    """
-    B = sorted_values.shape[0]
-    jg = prob * B + ((1 - prob) if method == "linear" else 0.0)
-    jp1 = np.floor(jg)
-    j = jp1 - 1
-    g = jg % 1
-    if method == "inverted_cdf":
-        g = (g > 0).astype(np.float64)
-        g[jg < 0] = 0.0
-    g[j < 0] = 0.0
-    j = np.clip(j, 0, B - 1).astype(np.intp)
-    jp1 = np.clip(jp1, 0, B - 1).astype(np.intp)
-    cols = np.arange(sorted_values.shape[1])
-    return (1 - g) * sorted_values[j, cols] + g * sorted_values[jp1, cols]
+def _unscale_in_place(A: np.ndarray, exponent: int) -> np.ndarray:
+    """``A · 2^exponent`` in place; a range error (from :func:`unscale`, on A's largest
+    entry) when it leaves float64."""
+    if exponent:
+        unscale(np.array([float(max_abs(A))]), exponent, "the covariance of X")
+        np.ldexp(A, exponent, out=A)
+    return A
 
 
 def _fill_symmetric(out: np.ndarray, r: np.ndarray, c: np.ndarray, values: np.ndarray) -> None:
     out[r, c] = values
     out[c, r] = values
+
+
+# --- blocks of pairs and their memory ---------------------------------------------------------
+
+
+def _pair_blocks(data: _Data, block: int, first: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(r, c) index arrays of consecutive blocks of pairs, the first of ``first`` pairs."""
+    total = data.n_pairs
+    starts = None
+    if data.pairs is None:
+        i = np.arange(data.p, dtype=np.int64)
+        starts = i * data.p - i * (i - 1) // 2  # flat index of pair (i, i)
+    a = 0
+    while a < total:
+        b = min(total, a + (first if a == 0 else block))
+        if starts is None:
+            yield data.pairs[0][a:b], data.pairs[1][a:b]
+        else:
+            flat = np.arange(a, b, dtype=np.int64)
+            r = np.searchsorted(starts, flat, side="right") - 1
+            yield r.astype(np.intp), (r + flat - starts[r]).astype(np.intp)
+        a = b
+
+
+def _block_budget(memory_limit: object) -> float:
+    if memory_limit is None:
+        return min(DEFAULT_MEMORY_LIMIT, kit_limit() / 4)
+    return float(check_int(memory_limit, "memory_limit", low=1))
+
+
+def _pair_bytes(rows: int, B: int, data: _Data) -> float:
+    """Peak working memory of one pair in a block (measured: tests/memory_probe.py).
+
+    Dense X: the kernel's columns of the block's samples (products, and for the cosine the
+    leave-one-out norms and terms) with the pair's B resampled sums, or afterwards the B
+    values with their temporaries -- whichever is larger; plus the pair's share of the
+    index, estimate and level vectors. Sparse X: the B resampled sums as a product of a
+    sparse and a dense matrix, and the values.
+    """
+    if data.sparse:
+        return 8.0 * (2.5 * B + 10)
+    if data.cosine:
+        return 8.0 * (max(7.3 * rows + B, 2 * B) + 10)
+    return 8.0 * (max(3 * rows + B, 3 * B) + 10)
+
+
+def _working_bytes(n: int, p: int, B: int, block_bytes: float, data: _Data,
+                   outputs: float) -> float:
+    """Peak memory of the three phases, whichever is largest: drawing the counts (the
+    indices beside them), the per-feature moments (with their temporaries), and the blocks
+    of pairs (counts, resampled sums, the results and one block; for sparse X also the
+    co-occurrence pattern of the features)."""
+    counts = 8.0 * B * n
+    moments = 8.0 * B * p
+    draw = 2 * counts
+    if data.sparse:
+        pattern = 24.0 * _gram_nnz(data.samples.X)
+        return max(draw, 2 * counts + 2 * moments + pattern + outputs + block_bytes)
+    first = counts + moments * (2 if data.cosine else 1) + 16.0 * data.rows * p
+    return max(draw, first, counts + moments + outputs + block_bytes)
+
+
+def _gram_nnz(X: Any) -> float:
+    """An upper bound on the stored entries of the sparse Gram matrix XᵀX: Σₜ kₜ² over the
+    samples' numbers of non-zeros, at most p²."""
+    k = np.bincount(X.indices, minlength=X.shape[0]).astype(np.float64)
+    return min(float(k @ k), float(X.shape[1]) ** 2)
+
+
+def _similarity_bytes(data: _Data) -> float:
+    """A, and either the scaled copy of a dense X with the centring's outer product, or the
+    sparse Gram matrix."""
+    n, p = data.n, data.p
+    if data.sparse:
+        return 8.0 * p * p * (1 if data.cosine else 2) + 12.0 * _gram_nnz(data.samples.X)
+    return 8.0 * (p * p * (1 if data.cosine else 2) + 2 * n * p)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from ..validation import check_array, check_int, check_symmetric
+from ..validation import check_array, check_int, check_symmetric, max_abs
 
 __all__ = [
     "StewartBound",
@@ -52,15 +52,20 @@ def perturbation_matrix(A: object, lower: object, upper: object) -> np.ndarray:
     for name, arr in (("lower", lower), ("upper", upper)):
         if arr.shape != A.shape:
             raise ValueError(f"{name} must have the shape of A, {A.shape}; got {arr.shape}.")
-    scale = max(float(np.abs(upper).max()), float(np.abs(lower).max()), 1e-300)
-    inverted = lower > upper + 1e-12 * scale
-    if inverted.any():
-        i, j = np.argwhere(inverted)[0]
+    scale = max(float(max_abs(upper)), float(max_abs(lower)), 1e-300)
+    # Two p × p temporaries at most: p may be thousands.
+    out = np.subtract(lower, upper)
+    if float(out.max()) > 1e-12 * scale:
+        i, j = np.argwhere(out > 1e-12 * scale)[0]
         raise ValueError(
             f"lower must not exceed upper; at entry ({i}, {j}) lower={lower[i, j]:g} > "
             f"upper={upper[i, j]:g}. Pass the endpoints in the order (lower, upper)."
         )
-    return np.maximum(np.abs(A - lower), np.abs(A - upper))
+    np.subtract(A, lower, out=out)
+    np.abs(out, out=out)
+    other = np.subtract(A, upper)
+    np.abs(other, out=other)
+    return np.maximum(out, other, out=out)
 
 
 @dataclass(frozen=True)

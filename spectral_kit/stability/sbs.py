@@ -18,14 +18,16 @@ keep 74 % and the paper's a ≥ 65 % run would have stopped at once, which it di
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import scipy.linalg
 
+from ..backends.samples import is_sparse
 from ..preprocess import row_norms
+from ..progress import Progress, check_max_seconds, check_progress
 from ..validation import (
-    check_array,
     check_choice,
     check_finite_scalar,
     check_int,
@@ -33,13 +35,14 @@ from ..validation import (
     unscale,
 )
 from .bootstrap import (
-    DEFAULT_MEMORY_LIMIT,
     BootstrapIntervals,
     bootstrap_intervals,
     similarity_matrix,
 )
 from .interlacing import lemma1_stable_ks, proposition1_rules_out
 from .perturbation import check_matrix_and_perturbation, perturbation_matrix
+from .sbs_result import CRITERIA, SbSResult, SbSStep, retained_fraction
+from .screening import screened_path
 
 __all__ = [
     "CRITERIA",
@@ -54,130 +57,10 @@ __all__ = [
 
 #: The two algorithms and the statistic each bootstraps.
 VARIANTS = {"lsi": "cosine", "pca": "covariance"}
-#: ``"variance"``: Σ_{i≤k} μᵢ(A′) / trace(A) (PCA's variance; LSI's squared Frobenius norm);
-#: ``"frobenius"``: its square root, ‖U_kᵀ D′‖_F / ‖D‖_F for the data D with A = DDᵀ.
-CRITERIA = ("variance", "frobenius")
 _DEFAULT_CRITERION = {"lsi": "variance", "pca": "variance"}
-
-
-@dataclass(frozen=True)
-class SbSStep:
-    """One principal submatrix visited by Algorithm 1.
-
-    Attributes
-    ----------
-    n_features : int
-        Order of the submatrix A′.
-    removed_feature : int or None
-        Original index of the feature whose removal led here (None at the start).
-    eigenvalues : ndarray or None
-        λ₁ ≥ … of A′ (None when not recorded: Prop. 1 ruled A′ out and the full trajectory
-        was not requested).
-    threshold : float or None
-        ``4·λ₁(E′)``, the eigengap Lemma 1 requires.
-    stable_ks : tuple of int
-        The k whose top-k space is stable by Lemma 1.
-    retained : ndarray or None
-        Termination measure for k = 1 … n_features (fraction of variance or of the
-        Frobenius norm of the original matrix).
-    ruled_out : bool
-        Proposition 1 excluded A′ before any eigendecomposition.
-    eigendecomposed : bool
-        Algorithm 1 computed the eigenvalues of A′ (steps that were not ruled out).
-    """
-
-    n_features: int
-    removed_feature: int | None
-    eigenvalues: np.ndarray | None
-    threshold: float | None
-    stable_ks: tuple[int, ...]
-    retained: np.ndarray | None
-    ruled_out: bool
-    eigendecomposed: bool
-
-    @property
-    def eigengaps(self) -> np.ndarray | None:
-        """``λᵢ − λᵢ₊₁`` of A′, i = 1 … n_features − 1."""
-        return None if self.eigenvalues is None else -np.diff(self.eigenvalues)
-
-
-@dataclass(frozen=True)
-class SbSResult:
-    """Outcome of Algorithm 1.
-
-    Attributes
-    ----------
-    found : bool
-        A stable principal submatrix meeting the termination criterion was found.
-    kept : ndarray of int
-        Original indices of the features of the final submatrix, ascending.
-    removed : ndarray of int
-        Original indices of the removed features, in removal order.
-    stable_ks : tuple of int
-        Stable k of the final submatrix (Lemma 1).
-    k : int or None
-        The smallest stable k that meets the termination criterion.
-    retained : float or None
-        The termination measure at that k.
-    stopped : str
-        ``"criteria met"``, ``"one feature left"`` or ``"retain unreachable"`` (even all
-        remaining features hold less than ``retain``; removing more only lowers it).
-    trajectory : tuple of SbSStep
-        Every submatrix visited, in order.
-    n_eigendecompositions : int
-        Submatrices Algorithm 1 had to eigendecompose (each: the eigenvalues of A′ and E′).
-    n_ruled_out : int
-        Submatrices Proposition 1 excluded without an eigendecomposition.
-    retain : float
-    criterion : str
-    total : float
-        The denominator of the termination measure: trace of the original A.
-    A, E : ndarray
-        The full similarity/covariance and perturbation matrices.
-    intervals : BootstrapIntervals or None
-        The intervals E was built from (when :func:`sbs` computed them).
-    """
-
-    found: bool
-    kept: np.ndarray
-    removed: np.ndarray
-    stable_ks: tuple[int, ...]
-    k: int | None
-    retained: float | None
-    stopped: str
-    trajectory: tuple[SbSStep, ...]
-    n_eigendecompositions: int
-    n_ruled_out: int
-    retain: float
-    criterion: str
-    total: float
-    A: np.ndarray
-    E: np.ndarray
-    intervals: BootstrapIntervals | None = None
-
-    @property
-    def n_removed(self) -> int:
-        return int(self.removed.size)
-
-
-def retained_fraction(
-    eigenvalues: object, total: float, criterion: str = "variance"
-) -> np.ndarray:
-    """Termination measure for k = 1 … n: ``Σ_{i≤k} μᵢ / total``, or its square root.
-
-    ``"variance"`` is PCA's fraction of the original variance (Sec. 4.3, with A′ a principal
-    submatrix of the covariance matrix and ``total`` = trace of the full one) and, for LSI,
-    the fraction of the squared Frobenius norm of the (unit-norm) term vectors kept by the
-    projection onto k eigenvectors. ``"frobenius"`` is its square root,
-    ``‖U_kᵀD′‖_F / ‖D‖_F`` where A = DDᵀ.
-    """
-    criterion = check_choice(criterion, "criterion", CRITERIA)
-    total = check_finite_scalar(total, "total", low=0.0, low_inclusive=False)
-    mu = np.sort(check_array(eigenvalues, "eigenvalues", ndim=1))[::-1]
-    fraction = np.cumsum(mu) / total
-    return np.sqrt(np.maximum(fraction, 0.0)) if criterion == "frobenius" else fraction
-
-
+#: How Algorithm 1 avoids eigendecompositions: Proposition 1 (the paper), nothing, or the
+#: bounds of :mod:`spectral_kit.stability.screening` (wide data).
+PRUNES = (True, False, "rayleigh")
 def stable_principal_submatrix(
     A: object,
     E: object,
@@ -185,7 +68,7 @@ def stable_principal_submatrix(
     *,
     criterion: str = "variance",
     total: float | None = None,
-    prune: bool = True,
+    prune: bool | str = True,
     full_trajectory: bool = True,
 ) -> SbSResult:
     """Algorithm 1 on the paper's objects: the matrices A and E.
@@ -202,16 +85,19 @@ def stable_principal_submatrix(
         See :func:`retained_fraction`.
     total : float, optional
         Denominator of the measure; trace(A) by default (the original matrix).
-    prune : bool
-        Use Proposition 1 to skip eigendecompositions. The result is the same either way;
-        only the number of eigendecompositions changes.
+    prune : {True, False, "rayleigh"}
+        True: Proposition 1 skips eigendecompositions (the paper). ``"rayleigh"``: every
+        submatrix is screened by an interlacing bound on A′'s eigengaps and a Rayleigh-quotient
+        bound on λ₁(E′) (:mod:`~spectral_kit.stability.screening`), far cheaper on wide data.
+        The result is the same either way; only what is computed changes.
     full_trajectory : bool
-        Also record the eigenvalues of submatrices that Proposition 1 ruled out (for plots
-        and teaching; not counted in ``n_eigendecompositions``).
+        Also record the eigenvalues of submatrices that were ruled out (for plots and
+        teaching; not counted in ``n_eigendecompositions``).
 
     Returns
     -------
     SbSResult
+        With ``diagnosis`` (and ``failed``, ``best`` when nothing met both criteria).
     """
     A, E = check_matrix_and_perturbation(A, E)
     if (E < 0).any():
@@ -224,20 +110,39 @@ def stable_principal_submatrix(
         hint="Give a fraction, e.g. retain=0.33 for a ≥ 33 %.",
     )
     criterion = check_choice(criterion, "criterion", CRITERIA)
+    prune = _check_prune(prune)
     if total is None:
         total = float(np.trace(A))
     total = check_finite_scalar(
         total, "total", low=0.0, low_inclusive=False,
         hint="The termination measure divides by it (trace(A) by default).",
     )
-    A = 0.5 * A + 0.5 * A.T
-    E = 0.5 * E + 0.5 * E.T
+    return _run(A, E, retain, criterion, total, prune, full_trajectory)
+
+
+def _check_prune(prune: object) -> bool | str:
+    if isinstance(prune, (bool, np.bool_)) or prune == "rayleigh":
+        return prune if isinstance(prune, str) else bool(prune)
+    raise ValueError(f"prune must be True, False or 'rayleigh'; got {prune!r}.")
+
+
+def _run(A: np.ndarray, E: np.ndarray, retain: float, criterion: str, total: float,
+         prune: bool | str, full_trajectory: bool, *,
+         gram: Callable[[np.ndarray], np.ndarray] | None = None, n_samples: int | None = None,
+         tick: Callable[[], None] | None = None) -> SbSResult:
+    """Algorithm 1 on validated A, E; the result carries its diagnosis."""
+    A, E = _symmetric(A), _symmetric(E)
     # Algorithm 1 is invariant to a common scale of A, E and the total: it runs on them
     # divided by a power of two (exact), so that no eigenvalue, norm or sum over- or
     # underflows, and the recorded eigenvalues are scaled back.
     e = max(scale_exponent(A), scale_exponent(E), int(np.frexp(total)[1]))
-    result = _algorithm1(np.ldexp(A, -e), np.ldexp(E, -e), retain, criterion,
-                         float(np.ldexp(total, -e)), prune, full_trajectory)
+    As, Es, ts = np.ldexp(A, -e), np.ldexp(E, -e), float(np.ldexp(total, -e))
+    if prune == "rayleigh":
+        scaled_gram = None if gram is None else (lambda idx: np.ldexp(gram(idx), -e))
+        result = screened_path(As, Es, retain, criterion, ts, full_trajectory=full_trajectory,
+                               gram=scaled_gram, n_samples=n_samples, tick=tick)
+    else:
+        result = _algorithm1(As, Es, retain, criterion, ts, prune, full_trajectory)
     steps = tuple(
         replace(step,
                 eigenvalues=None if step.eigenvalues is None else unscale(
@@ -246,7 +151,60 @@ def stable_principal_submatrix(
                     step.threshold, e, "4·λ₁(E)")))
         for step in result.trajectory
     )
-    return replace(result, trajectory=steps, total=total, A=A, E=E)
+    return _diagnosed(replace(result, trajectory=steps, total=total, A=A, E=E))
+
+
+def _symmetric(M: np.ndarray) -> np.ndarray:
+    """½(M + Mᵀ); M itself when it is exactly symmetric already (no p × p copy)."""
+    if np.array_equal(M, M.T):
+        return M
+    S = np.add(M, M.T)
+    S *= 0.5
+    return S
+
+
+def _diagnosed(result: SbSResult) -> SbSResult:
+    """The result with ``best``, ``closest_gap``, ``failed`` and ``diagnosis`` filled in."""
+    best = None
+    closest = result.closest_gap or 0.0
+    removed_so_far = 0
+    p = result.A.shape[0]
+    for step in result.trajectory:
+        if step.removed_feature is not None:
+            removed_so_far += 1
+        if step.eigenvalues is not None and step.threshold and step.n_features > 1:
+            closest = max(closest, float(np.max(-np.diff(step.eigenvalues))) / step.threshold)
+        for k in step.stable_ks:
+            value = float(step.retained[k - 1])
+            if best is None or value > best[2]:
+                kept = np.setdiff1d(np.arange(p), result.removed[:removed_so_far])
+                best = (kept, int(k), value, step.stable_ks)
+    a = result.retain
+    if result.found:
+        text = (f"Found: k = {result.k} eigenvector(s) of {result.kept.size} of {p} features "
+                f"are stable (Lemma 1) and retain a = {result.retained:.3g} ≥ {a:g}.")
+        return replace(result, best=(result.kept, result.k, result.retained, result.stable_ks),
+                       closest_gap=closest, diagnosis=text)
+    if best is None:
+        text = (
+            f"Nothing found: stability failed -- Lemma 1 held at no submatrix on the removal "
+            f"path (the largest eigengap of A′ reached {closest:.2g} × 4·λ₁(E′), and must "
+            f"exceed 1 ×) before it ended ({result.stopped}). The bootstrap intervals are too "
+            "wide next to the eigengaps: use more samples, a lower confidence (e.g. 0.8) or "
+            "the percentile method, fewer (better estimated) features, or do without PCA/LSI "
+            "on these data."
+        )
+        return replace(result, failed="stability", closest_gap=closest, diagnosis=text)
+    kept, k, value, _ = best
+    suggest = np.floor(value * 1000) / 1000
+    text = (
+        f"Nothing found: the termination criterion failed -- stable subspaces exist on the "
+        f"removal path, but the best retains a = {value:.3g} (k = {k}, {kept.size} of {p} "
+        f"features), less than retain = {a:g}; the path ended with {result.stopped}. Use "
+        f"retain ≤ {suggest:g}, or more samples (narrower intervals let larger submatrices "
+        "be stable)."
+    )
+    return replace(result, failed="retain", best=best, closest_gap=closest, diagnosis=text)
 
 
 def _algorithm1(A: np.ndarray, E: np.ndarray, retain: float, criterion: str, total: float,
@@ -347,9 +305,11 @@ def sbs(
     random_state: object = None,
     resamples: object = None,
     intervals: BootstrapIntervals | None = None,
-    prune: bool = True,
+    prune: bool | str = True,
     full_trajectory: bool = True,
-    memory_limit: int = DEFAULT_MEMORY_LIMIT,
+    memory_limit: int | None = None,
+    progress: bool | None = None,
+    max_seconds: float | None = None,
 ) -> SbSResult:
     """SbS-LSI / SbS-PCA (Algorithm 1) on data X (samples × features).
 
@@ -358,9 +318,9 @@ def sbs(
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
+    X : array-like or SciPy sparse matrix of shape (n_samples, n_features)
         Raw data (LSI uses the uncentred columns; PCA's covariance centres them). Not
-        modified.
+        modified; a sparse X (a term–document matrix) is never densified.
     variant : {"lsi", "pca"}
     retain : float
         Termination criterion a in (0, 1].
@@ -371,7 +331,15 @@ def sbs(
     intervals : BootstrapIntervals, optional
         Intervals already computed for this X and variant (skips the bootstrap).
     prune, full_trajectory
-        See :func:`stable_principal_submatrix`.
+        See :func:`stable_principal_submatrix`. With ``prune="rayleigh"`` and fewer samples
+        than features, the eigenvalues of each A′ come from the n × n Gram matrix of its
+        features.
+    progress : None or bool
+        Progress bars for the bootstrap and the removal path (None: for large work -- a
+        thousand features or more -- once it has run 2 s).
+    max_seconds : float, optional
+        Time budget for the whole call; beyond it (or when the measured rate projects well
+        beyond it) :class:`~spectral_kit.progress.BudgetExceeded` says how long it would take.
 
     Returns
     -------
@@ -380,12 +348,17 @@ def sbs(
     """
     variant = check_choice(variant, "variant", tuple(VARIANTS))
     statistic = VARIANTS[variant]
+    prune = _check_prune(prune)
+    progress = check_progress(progress)
+    max_seconds = check_max_seconds(max_seconds)
+    budget = Progress(1, "SbS", progress=False, max_seconds=max_seconds)
     if criterion is None:
         criterion = _DEFAULT_CRITERION[variant]
     if intervals is None:
         intervals = bootstrap_intervals(
             X, statistic, method, n_resamples, confidence, random_state,
-            resamples=resamples, memory_limit=memory_limit,
+            resamples=resamples, memory_limit=memory_limit, progress=progress,
+            max_seconds=budget.remaining(), _then=_path_bytes(X),
         )
     elif not isinstance(intervals, BootstrapIntervals):
         raise TypeError(
@@ -407,12 +380,71 @@ def sbs(
                 f"{intervals.estimate.shape[0]} × {intervals.estimate.shape[0]}, or their "
                 "entries differ); pass the X they came from, or intervals=None."
             )
-    E = perturbation_matrix(intervals.estimate, intervals.lower, intervals.upper)
-    result = stable_principal_submatrix(
-        intervals.estimate, E, retain, criterion=criterion, prune=prune,
-        full_trajectory=full_trajectory,
+    A = intervals.estimate
+    E = perturbation_matrix(A, intervals.lower, intervals.upper)
+    retain = check_finite_scalar(
+        retain, "retain", low=0.0, high=1.0, low_inclusive=False,
+        hint="Give a fraction, e.g. retain=0.33 for a ≥ 33 %.",
     )
+    criterion = check_choice(criterion, "criterion", CRITERIA)
+    total = check_finite_scalar(float(np.trace(A)), "trace(A)", low=0.0, low_inclusive=False)
+    gram, n = (_gram(X, statistic) if prune == "rayleigh" else (None, None))
+    p = A.shape[0]
+    with Progress(p, "SbS removal path", progress=progress, max_seconds=budget.remaining(),
+                  unit="features", hint="Use fewer features, or prune='rayleigh'.",
+                  large=p >= 1000) as bar:
+        result = _run(A, E, retain, criterion, total, prune, full_trajectory, gram=gram,
+                      n_samples=n, tick=bar.update)
     return replace(result, intervals=intervals)
+
+
+def _path_bytes(X: object) -> tuple[float, str]:
+    """What Algorithm 1 allocates beside the intervals: E, the scaled A and E it runs on and
+    one p × p temporary of building E (measured: tests/memory_probe.py)."""
+    p = int(np.shape(X)[1]) if len(np.shape(X)) == 2 else 0
+    return 4 * 8.0 * p * p, f", then E and the scaled A and E of Algorithm 1 ({p} × {p} each)"
+
+
+def first_stable(result: SbSResult, X: object = None) -> SbSResult:
+    """Follow ``result``'s removal path past where it stopped, down to the first submatrix
+    with any stable k (retain ignored): the fallback when nothing met both criteria.
+
+    ``X``, the data of ``result``, lets wide data use the Gram matrix of the kept features.
+    """
+    statistic = "covariance" if result.intervals is None else result.intervals.statistic
+    gram, n = _gram(X, statistic) if X is not None else (None, None)
+    tiny = float(np.finfo(float).tiny)
+    return _run(result.A, result.E, tiny, result.criterion, result.total, "rayleigh", False,
+                gram=gram, n_samples=n)
+
+
+def _gram(X: object, statistic: str) -> tuple[Callable | None, int | None]:
+    """``gram(idx)``: the n × n matrix ``F_S F_Sᵀ`` of the factor F with A = FᵀF (centred
+    columns over √(n − 1) for the covariance, unit columns for the cosine), for data with
+    fewer samples than features; sparse X stays sparse (the centring is algebraic)."""
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2 or shape[0] >= shape[1]:
+        return None, None
+    n = int(shape[0])
+    sparse = is_sparse(X)
+    Xs = X.tocsc().astype(np.float64) if sparse else np.asarray(X, dtype=np.float64)
+    sq = np.asarray(Xs.multiply(Xs).sum(axis=0) if sparse else (Xs * Xs).sum(axis=0)).ravel()
+    mean = np.asarray(Xs.mean(axis=0)).ravel()
+
+    def gram(idx: np.ndarray) -> np.ndarray:
+        cols = Xs[:, idx]
+        if statistic == "cosine":
+            inv = 1.0 / np.sqrt(sq[idx])
+            cols = cols.multiply(inv[None, :]).tocsc() if sparse else cols * inv
+            G = cols @ cols.T
+            return G.toarray() if sparse else G
+        G = cols @ cols.T
+        G = G.toarray() if is_sparse(G) else np.asarray(G)
+        g = np.asarray(cols @ mean[idx]).ravel()  # X_S μ_S
+        G = G - g[:, None] - g[None, :] + float(mean[idx] @ mean[idx])
+        return G / (n - 1)
+
+    return gram, n
 
 
 def sparse_loadings(result: SbSResult, k: int | None = None) -> np.ndarray:

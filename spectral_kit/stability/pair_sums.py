@@ -1,0 +1,266 @@
+"""What one block of samples adds to the sums behind the bootstrap intervals.
+
+Mavroeidis & Vazirgiannis (Sec. 4.1) bootstrap every covariance (PCA) and cosine (LSI) of a
+pair of features. For a pair (r, c) with products ``Z_t = x_tr x_tc`` every quantity the
+percentile and BCa intervals need is a sum over the samples t:
+
+* the estimate, from ``S = Σₜ Zₜ``, and the B resampled values, from ``S_b = Σₜ w_bt Zₜ``
+  (one matrix product ``W Z`` for a block of pairs);
+* BCa's acceleration (Efron & Tibshirani 1993, eq. 14.15) from the n leave-one-out values
+  θ₍ₜ₎, which are rank-one downdates of the full-sample sums. With ``eₜ`` equal to θ₍ₜ₎ up to
+  a constant and a positive factor, the power sums ``Σeₜ, Σeₜ², Σeₜ³`` give its central
+  moments. Covariance: ``eₜ = n/(n−1)·Z̃ₜ − (s_r x̃_tc + s_c x̃_tr)/(n−1)`` on the centred data.
+  Cosine: ``θ₍ₜ₎ − θ = S·uₜ − vₜ`` with ``uₜ = ℓ_tr ℓ_tc − i_r i_c``, ``vₜ = Zₜ ℓ_tr ℓ_tc``,
+  ``i = 1/‖x‖`` and ``ℓ_tr = 1/√(N_r − x_tr²)``, so that the nine sums of ``u^a v^b``
+  (a + b ≤ 3) give ``Σ(θ₍ₜ₎ − θ)^j`` once S is known.
+
+The kernels here return those sums for a block of samples, in the block's array namespace; the
+layer below (:mod:`spectral_kit.backends.samples`) adds them over the blocks of X.
+
+Sparse X (SciPy, e.g. a term–document matrix) is never densified: a sample where neither
+feature of a pair occurs contributes nothing to ``Z``, and its leave-one-out value is the
+full-sample one (cosine) or a constant (covariance, where the centring is applied
+algebraically), so each sum runs over the co-occurrences of the pair plus per-feature sums
+over each feature's own non-zeros.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..backends.samples import is_sparse, namespace_of
+
+__all__ = ["column_scan", "pair_sums", "resample_moments", "sparse_column_sums"]
+
+
+def column_scan(Xb: Any) -> tuple[Any, Any, Any, Any]:
+    """Column sums, maxima and minima of a block, and its count of NaN/inf entries."""
+    if is_sparse(Xb):
+        data = Xb.data
+        return (np.asarray(Xb.sum(axis=0)).ravel(), Xb.max(axis=0).toarray().ravel(),
+                Xb.min(axis=0).toarray().ravel(),
+                np.array([data.size - np.count_nonzero(np.isfinite(data))]))
+    xp = namespace_of(Xb)
+    X = xp.asarray(Xb, dtype=xp.float64)
+    bad = xp.sum(xp.asarray(~xp.isfinite(X), dtype=xp.float64))
+    return xp.sum(X, axis=0), xp.max(X, axis=0), xp.min(X, axis=0), xp.reshape(bad, (1,))
+
+
+def resample_moments(Xb: Any, Wb: Any, *, cosine: bool, scale: Any, mean: Any) -> tuple:
+    """Per-feature sums every block of pairs needs, full sample and per resample.
+
+    Covariance: ``Σ x̃`` and ``W x̃`` of the centred data ``x̃ = x·scale − mean``; cosine:
+    ``Σ x²`` and ``W x²`` of the scaled data. Sparse X arrives scaled; its ``Σ x̃`` is
+    centred algebraically and its ``W x`` is left uncentred, like the resampled sums of its
+    pairs (:func:`pair_sums`).
+    """
+    if is_sparse(Xb):
+        base = Xb.multiply(Xb) if cosine else Xb
+        first = np.asarray(base.sum(axis=0)).ravel()
+        resampled = (base.T.tocsr() @ Wb.T).T
+        if not cosine:
+            first = first - Xb.shape[0] * mean
+        return first, resampled
+    xp = namespace_of(Xb)
+    X = xp.asarray(Xb, dtype=xp.float64) * _on(xp, scale, Wb)
+    base = X * X if cosine else X - _on(xp, mean, Wb)
+    return xp.sum(base, axis=0), Wb @ base
+
+
+def sparse_column_sums(X: Any, *, cosine: bool) -> np.ndarray:
+    """(3, p) sums over each column's non-zeros of ``Δ(x)^a`` (cosine, with
+    ``Δ(x) = ℓ − i``) or ``x^a`` (covariance), a = 1, 2, 3: what a pair's samples where only
+    one of its features occurs add up to."""
+    cols = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))
+    if cosine:
+        N = np.bincount(cols, X.data * X.data, minlength=X.shape[1])
+        base = _delta(np, X.data.copy(), N[cols])[0]
+    else:
+        base = X.data
+    return np.stack([np.bincount(cols, base**a, minlength=X.shape[1]) for a in (1, 2, 3)])
+
+
+def pair_sums(Xb: Any, Wb: Any, *, pairs: dict, cosine: bool, n: int,
+              whole: bool = False) -> tuple:
+    """``(S, S_b, sums)`` of the pairs ``pairs["r"], pairs["c"]`` over one block of samples.
+
+    ``pairs`` holds the pairs' indices and the per-feature quantities of each side (``_r``,
+    ``_c``): scale factors ``f`` and means ``mu`` (covariance), squared norms ``N`` and
+    inverse norms ``i`` (cosine). ``sums`` holds the power sums of the jackknife terms:
+    ``(Σe, Σe², Σe³)``, or for the cosine of a block that is not the whole sample the nine
+    ``Σ u^a v^b`` (module notes). With ``whole=True`` (the block holds every sample) the
+    terms are centred exactly first, so that ``Σe = 0``.
+    """
+    if is_sparse(Xb):
+        return _sparse_pair_sums(Xb, Wb, pairs, cosine, n)
+    xp = namespace_of(Xb)
+    P = {k: _on(xp, v, Wb) for k, v in pairs.items()}
+    X = xp.asarray(Xb, dtype=xp.float64)
+    Xr = xp.take(X, P["r"], axis=1) * P["f_r"]
+    Xc = xp.take(X, P["c"], axis=1) * P["f_c"]
+    if not cosine:
+        Xr, Xc = _minus(xp, Xr, P["mu_r"]), _minus(xp, Xc, P["mu_c"])
+    Z = Xr * Xc
+    # (W Z) as the transpose of ZᵀWᵀ: each pair's B values lie together, for the sort.
+    S, Sb = xp.sum(Z, axis=0), (Z.T @ Wb.T).T
+    if not cosine:
+        # The leave-one-out covariances are, up to a constant and a positive factor,
+        # −Zₜ·n/(n−1) (the centred columns sum to zero).
+        del Xr, Xc
+        if whole:
+            Z = _minus(xp, Z, S / n)
+        return S, Sb, _scaled(_power_sums(xp, Z, whole), n / (n - 1))
+    dr, lr = _delta(xp, Xr, P["N_r"], P["i_r"])
+    dc, lc = _delta(xp, Xc, P["N_c"], P["i_c"])
+    del Xr, Xc
+    u = _plus(xp, _times(xp, dr, lc), _times(xp, dc, P["i_r"]))  # ℓ_r ℓ_c − i_r i_c
+    v = _times(xp, _times(xp, Z, lr), lc)  # Zₜ ℓ_r ℓ_c
+    del dc, lr, lc, Z
+    if not whole:
+        return S, Sb, _uv_sums(xp, u, v)
+    e = _minus(xp, _times(xp, u, S), v)  # θ₍ₜ₎ − θ
+    return S, Sb, _power_sums(xp, _minus(xp, e, xp.sum(e, axis=0) / n), True)
+
+
+def _sparse_pair_sums(X: Any, W: Any, pairs: dict, cosine: bool, n: int) -> tuple:
+    """:func:`pair_sums` for a sparse X (CSC, scaled, no stored zeros)."""
+    r, c = pairs["r"], pairs["c"]
+    m = r.size
+    Xr, Xc = X[:, r], X[:, c]
+    Z = Xr.multiply(Xc).tocsc()
+    Z.sort_indices()
+    zr, zc = _at_pattern(Xr, Xc, Z), _at_pattern(Xc, Xr, Z)
+    z = Z.data
+    k = np.repeat(np.arange(m), np.diff(Z.indptr))  # the pair of each co-occurrence
+    S = np.bincount(k, z, minlength=m)
+    Sb = (Z.T.tocsr() @ W.T).T
+
+    def co(values: np.ndarray) -> np.ndarray:
+        return np.bincount(k, values, minlength=m)
+
+    C_r, C_c = pairs["C_r"], pairs["C_c"]  # (3, m) one-feature sums of each side
+    if not cosine:
+        mu_r, mu_c = pairs["mu_r"], pairs["mu_c"]
+        # δₜ = x̃_r x̃_c − μ_r μ_c vanishes where neither feature occurs; e = n/(n−1)·δ.
+        d = z - mu_c[k] * zr - mu_r[k] * zc
+        sums = tuple(
+            (n / (n - 1)) ** a * (co(d**a) + (-mu_c) ** a * (C_r[a - 1] - co(zr**a))
+                                  + (-mu_r) ** a * (C_c[a - 1] - co(zc**a)))
+            for a in (1, 2, 3)
+        )
+        # S_b stays uncentred: with the uncentred W x of resample_moments it gives the
+        # same resampled covariances, Σw x_r x_c − (Σw x_r)(Σw x_c)/n, as centred sums do.
+        return S - n * mu_r * mu_c, Sb, sums
+    i_r, i_c = pairs["i_r"], pairs["i_c"]
+    dr, lr = _delta(np, zr, pairs["N_r"][k], i_r[k])
+    dc, lc = _delta(np, zc, pairs["N_c"][k], i_c[k])
+    u = dr * lc + i_r[k] * dc
+    v = z * lr * lc
+    co_sums = [co(term) for term in _uv_terms(u, v)]
+    # Where only one feature occurs: u = Δ·i of the other side, v = 0.
+    for a in (1, 2, 3):
+        index = (0, 2, 5)[a - 1]  # Σu, Σu², Σu³ in _uv_terms' order
+        co_sums[index] = (co_sums[index] + i_c**a * (C_r[a - 1] - co(dr**a))
+                          + i_r**a * (C_c[a - 1] - co(dc**a)))
+    return S, Sb, tuple(co_sums)
+
+
+def _at_pattern(A: Any, B: Any, Z: Any) -> np.ndarray:
+    """The entries of A at the stored positions of Z = A ∘ B, in Z's order."""
+    pattern = B.copy()
+    pattern.data = np.ones_like(pattern.data)
+    out = A.multiply(pattern).tocsc()
+    out.sort_indices()
+    if out.nnz == Z.nnz and np.array_equal(out.indices, Z.indices) and np.array_equal(
+            out.indptr, Z.indptr):
+        return out.data
+    # A product that underflowed to 0 left Z: read A entry by entry instead.
+    rows = Z.indices
+    cols = np.repeat(np.arange(Z.shape[1]), np.diff(Z.indptr))
+    return np.asarray(A[rows, cols]).ravel()
+
+
+def _delta(xp: Any, x: Any, N: Any, i: Any = None) -> tuple[Any, Any]:
+    """``Δ = ℓ − i`` and ``ℓ = 1/√(N − x²)`` (0 when x holds all of N), without cancellation:
+    ``Δ = x²·i·ℓ / (√N + √(N − x²))``. Overwrites a NumPy x."""
+    if i is None:
+        i = 1.0 / xp.sqrt(N)
+    sq = _times(xp, x, x)
+    rest = N - sq
+    positive = rest > 0
+    if xp is np:
+        np.sqrt(np.maximum(rest, 0.0, out=rest), out=rest)
+        ell = np.divide(1.0, rest, out=np.zeros_like(rest), where=positive)
+        rest += 1.0 / i
+        sq *= ell
+        sq *= i
+        sq /= rest
+        np.copyto(sq, -np.broadcast_to(i, sq.shape), where=~positive)
+        return sq, ell
+    root = xp.sqrt(xp.where(positive, rest, xp.ones_like(rest)))
+    ell = xp.where(positive, 1.0 / root, xp.zeros_like(rest))
+    delta = xp.where(positive, sq * i * ell / (1.0 / i + root), -i * xp.ones_like(rest))
+    return delta, ell
+
+
+def _power_sums(xp: Any, e: Any, centred: bool = False) -> tuple[Any, Any, Any]:
+    if xp is np:
+        first = np.zeros(e.shape[1]) if centred else e.sum(axis=0)
+        return (first, np.einsum("ij,ij->j", e, e), np.einsum("ij,ij,ij->j", e, e, e))
+    e2 = e * e
+    first = xp.zeros_like(e2[0, ...]) if centred else xp.sum(e, axis=0)
+    return first, xp.sum(e2, axis=0), xp.sum(e2 * e, axis=0)
+
+
+def _scaled(sums: tuple, factor: float) -> tuple:
+    """Power sums of ``factor·e`` from those of e."""
+    return tuple(s * factor**a for a, s in enumerate(sums, start=1))
+
+
+_UV_POWERS = ((1, 0), (0, 1), (2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3))
+
+
+def _uv_terms(u: Any, v: Any) -> tuple:
+    """u, v, u², uv, v², u³, u²v, uv², v³ (the order of the cosine's nine sums)."""
+    uu, uv, vv = u * u, u * v, v * v
+    return u, v, uu, uv, vv, uu * u, uu * v, u * vv, vv * v
+
+
+def _uv_sums(xp: Any, u: Any, v: Any) -> tuple:
+    if xp is np:
+        return tuple(np.einsum(",".join(["ij"] * (a + b)) + "->j", *([u] * a + [v] * b))
+                     for a, b in _UV_POWERS)
+    return tuple(xp.sum(t, axis=0) for t in _uv_terms(u, v))
+
+
+def _times(xp: Any, a: Any, b: Any) -> Any:
+    """``a * b``, in a's buffer for NumPy (the kernels' temporaries are their own)."""
+    if xp is np:
+        a *= b
+        return a
+    return a * b
+
+
+def _plus(xp: Any, a: Any, b: Any) -> Any:
+    if xp is np:
+        a += b
+        return a
+    return a + b
+
+
+def _minus(xp: Any, a: Any, b: Any) -> Any:
+    if xp is np:
+        a -= b
+        return a
+    return a - b
+
+
+def _on(xp: Any, a: Any, like: Any) -> Any:
+    """A small NumPy argument in ``like``'s namespace and on its device."""
+    if xp is np or a is None or not isinstance(a, np.ndarray):
+        return a
+    from array_api_compat import device
+
+    return xp.asarray(a, device=device(like))
