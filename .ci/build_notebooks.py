@@ -10,10 +10,16 @@ live, the same cells show the interactive explorers. The appendices are built wi
 ``SPECTRAL_KIT_RECOMPUTE=quick``: below each stored full run they keep a quick recomputation,
 which nbval (run with the same setting) compares with a fresh one in the cells tagged
 ``nbval-check-output``.
+
+Each built notebook records, in its metadata (``spectral_kit.built_from``), a digest of every
+code cell's source; ``tests/test_notebook_outputs.py`` fails when a cell was edited, added or
+removed after the build, so the stored outputs (shown by the documentation site and on GitHub)
+are always those of the cells beside them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import time
@@ -24,6 +30,12 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
 RECOMPUTE_ENV = "SPECTRAL_KIT_RECOMPUTE"
+
+
+def source_digests(nb: nbformat.NotebookNode) -> list[str]:
+    """One short SHA-256 digest per code cell, in order: what the stored outputs came from."""
+    return [hashlib.sha256(c.source.encode()).hexdigest()[:16]
+            for c in nb.cells if c.cell_type == "code"]
 
 
 def notebooks() -> list[Path]:
@@ -40,6 +52,7 @@ def build(path: Path) -> float:
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
     nb.metadata.pop("widgets", None)
+    nb.metadata["spectral_kit"] = {"built_from": source_digests(nb)}
     nbformat.write(nb, path)
     return time.perf_counter() - start
 
