@@ -91,8 +91,15 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
     >>> from spectral_kit import SparseLDA
     >>> X, y = make_classification(200, 20, n_informative=4, random_state=0)
     >>> model = SparseLDA(n_features_to_select=4).fit(X, y)
-    >>> int(model.get_support().sum()), model.score(X, y) > 0.8
-    (4, True)
+    >>> model.get_support().nonzero()[0]
+    array([ 8,  9, 12, 19])
+
+    Four of the twenty features keep most of the training accuracy of LDA on all of them:
+
+    >>> from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    >>> full = LinearDiscriminantAnalysis().fit(X, y)
+    >>> round(model.score(X, y), 2), round(full.score(X, y), 2)
+    (0.73, 0.77)
     """
 
     def __init__(
