@@ -33,6 +33,7 @@ from .synthetic import SyntheticData, make_weston_linear, make_weston_nonlinear
 
 __all__ = [
     "HELD_OUT",
+    "MEAN_SHIFT",
     "SUPERVISED_SUITE",
     "make_class_shift",
     "make_label_and_clusters",
@@ -311,6 +312,15 @@ HELD_OUT: dict[str, Callable[[object], SyntheticData]] = {
     "XOR-like, 6 relevant": lambda rs: make_xor(
         150, n_features=80, n_relevant=6, separation=1.5, random_state=rs),
 }
+
+
+#: The problems of :data:`SUPERVISED_SUITE` and :data:`HELD_OUT` whose class signal is a
+#: shift of class means (where a filter such as ``f_classif`` is the yardstick); the others
+#: (Weston non-linear, XOR-like, variance only) have no class-mean difference.
+MEAN_SHIFT = frozenset(
+    name for name in (*SUPERVISED_SUITE, *HELD_OUT)
+    if not any(word in name for word in ("non-linear", "XOR", "variance"))
+)
 
 
 def supervised_suite(random_state: object = None) -> dict[str, SyntheticData]:

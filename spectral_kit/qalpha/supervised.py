@@ -42,7 +42,10 @@ within-class blocks of a globally centred Def. 6 do.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+import scipy.linalg
 from scipy.sparse.linalg import LinearOperator
 
 from ..linalg import orthonormalize, weighted_gram
@@ -54,33 +57,46 @@ from ..validation import (
     check_int,
     check_labels,
 )
-from .engine import QAlphaResult
+from .engine import INNER_TOL_MAX, AlphaSolver, QAlphaResult, choose_solver
 from .models import StandardModel
 from .operators import HadamardGramOperator, HadamardTerm
 from .standard import CRITERIA, check_run_options, resolve_method, run_model
 
 __all__ = [
     "DEFAULT_READING",
+    "N_PERMUTATIONS",
     "READINGS",
     "LabelSubspaceModel",
     "SupervisedModel",
+    "WithinClassTest",
+    "balanced_rows",
     "check_class_labels",
     "class_indicator_basis",
     "q_alpha_supervised",
+    "within_class_test",
 ]
 
 Block = tuple[int, int]
 
 #: The readings of Def. 6 that :func:`q_alpha_supervised` offers.
-READINGS = ("class-means", "class", "global", "uncentred", "label-subspace")
+READINGS = ("balanced", "class-means", "class", "global", "uncentred", "label-subspace")
 #: The reading used when none is given (see :func:`q_alpha_supervised` for why).
-DEFAULT_READING = "class-means"
+DEFAULT_READING = "balanced"
+#: Relabellings of the ``"balanced"`` reading's test when none is given: the within-class
+#: terms are kept when they exceed all of them, a test at level 1/20.
+N_PERMUTATIONS = 19
+
+
+def _top_eigenvectors(S: np.ndarray, k: int) -> np.ndarray:
+    """The k eigenvectors of the symmetric S with the largest eigenvalues, largest first."""
+    m = S.shape[0]
+    _w, V = scipy.linalg.eigh(S, subset_by_index=[m - k, m - 1])
+    return V[:, ::-1]
 
 
 def _top_right_singular(A: np.ndarray, k: int) -> np.ndarray:
     """The k leading right singular vectors of A (eigenvectors of AᵀA)."""
-    _w, V = np.linalg.eigh(A.T @ A)
-    return V[:, ::-1][:, :k]
+    return _top_eigenvectors(A.T @ A, k)
 
 
 def check_class_labels(y: object, n_samples: int, name: str = "y") -> np.ndarray:
@@ -131,16 +147,19 @@ class SupervisedModel:
     gamma : float
         γ of Eq. 5.
     means : ndarray of shape (n, c), optional
-        Class-mean matrix B of the ``"class-means"`` reading (M then holds the within-class
-        parts): adds the rewarded ``‖C‖_F² + Σ_l C_ll²`` with ``C = Bᵀdiag(α)B``, i.e.
-        ``(BBᵀ)∘(BBᵀ) + (B∘B)(B∘B)ᵀ`` in 𝒢 (module docstring). With c − 1 eigenvectors for
-        the c × c block C (its rank when the rows are centred) its Q spans the whole block, so
-        the term does not depend on Q.
+        Class-mean matrix B of the ``"class-means"`` and ``"balanced"`` readings (M then
+        holds the within-class parts): adds the rewarded ``‖C‖_F² + Σ_l C_ll²`` with
+        ``C = Bᵀdiag(α)B``, i.e. ``(BBᵀ)∘(BBᵀ) + (B∘B)(B∘B)ᵀ`` in 𝒢 (module docstring).
+        With c − 1 eigenvectors for the c × c block C (its rank when the rows are centred)
+        its Q spans the whole block, so the term does not depend on Q.
+    within : bool
+        Whether Eq. 5's blocks of M enter 𝒢. Without them (only with ``means``) 𝒢 is the
+        class-mean terms alone, Q is an empty dict and α their leading eigenvector.
     """
 
     def __init__(
         self, M: np.ndarray, y: np.ndarray, k_within: int, k_between: int, gamma: float,
-        *, means: np.ndarray | None = None,
+        *, means: np.ndarray | None = None, within: bool = True,
     ):
         self.M = M
         self.n_features = M.shape[0]
@@ -148,10 +167,14 @@ class SupervisedModel:
         self.blocks = [np.ascontiguousarray(M[:, y == c]) for c in self.classes]
         self.k_within, self.k_between, self.gamma = k_within, k_between, gamma
         self.means = None if means is None else np.ascontiguousarray(means)
+        if not within and means is None:
+            raise ValueError("a model without its within-class blocks needs the class means")
         self.pairs: list[Block] = [
             (g, h) for g in range(len(self.blocks)) for h in range(len(self.blocks))
-        ]
+        ] if within else []
         self._gram_cache: dict[int, np.ndarray] = {}
+        self._qr: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._gram: dict[int, np.ndarray] = {}
 
     def _k(self, g: int, h: int) -> int:
         k = self.k_within if g == h else self.k_between
@@ -182,11 +205,28 @@ class SupervisedModel:
         return u
 
     # -- Q-step ------------------------------------------------------------------------------
+    def _right_singular(self, alpha: np.ndarray, g: int, h: int) -> np.ndarray:
+        """The k^{gh} leading right singular vectors of A^{gh}.
+
+        When class h has more samples than there are features, ``A^{gh}ᵀA^{gh} =
+        U (R D Kᵍ D Rᵀ) Uᵀ`` with ``Mʰᵀ = UR`` (thin QR, cached), ``Kᵍ = MᵍMᵍᵀ`` (cached)
+        and D = diag(α), so the vectors come from an n × n eigenproblem instead of a
+        qʰ × qʰ one.
+        """
+        k = self._k(g, h)
+        n, q_h = self.blocks[h].shape
+        if n >= q_h or k > n:
+            return _top_right_singular(self._cross(alpha, g, h), k)
+        if h not in self._qr:
+            self._qr[h] = np.linalg.qr(self.blocks[h].T)
+        if g not in self._gram:
+            self._gram[g] = self.blocks[g] @ self.blocks[g].T
+        U, R = self._qr[h]
+        RD = R * alpha
+        return U @ _top_eigenvectors(RD @ self._gram[g] @ RD.T, k)
+
     def eigen_step(self, alpha: np.ndarray, Q: dict[Block, np.ndarray]) -> dict:
-        return {
-            (g, h): _top_right_singular(self._cross(alpha, g, h), self._k(g, h))
-            for g, h in self.pairs
-        }
+        return {(g, h): self._right_singular(alpha, g, h) for g, h in self.pairs}
 
     def power_step(self, alpha: np.ndarray, Q: dict[Block, np.ndarray]) -> dict:
         """One orthogonal-iteration step on ``A^{gh}ᵀA^{gh}`` for every block."""
@@ -259,21 +299,55 @@ class LabelSubspaceModel(StandardModel):
         return self.Y
 
 
-def _preprocess(M: object, y: object, reading: str) -> tuple[np.ndarray, np.ndarray]:
-    """Rows for Def. 6 under ``reading`` (see :func:`q_alpha_supervised`), and the labels."""
-    Mp, labels, _means = _rows(M, y, reading)
-    return Mp, labels
+def _split(Mp: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Within-class parts ``Mp − BYᵀ`` and class-mean matrix ``B = Mp Y`` of the rows."""
+    Y = class_indicator_basis(labels)
+    means = Mp @ Y
+    return Mp - means @ Y.T, means
+
+
+def balanced_rows(M_global: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of the ``"balanced"`` reading, split into within-class parts and class means.
+
+    Every sample of class l is weighted by ``√(q / (c·qˡ))``, so that each class carries the
+    same total weight q/c whatever its size; the rows are centred at the average of the
+    class means (the weighted mean), scaled to unit norm, and split as in the
+    ``"class-means"`` reading: ``wᵢ = m̃ᵢ − bᵢ`` and B (n × c) with column l equal to
+    ``√(q/c)`` × the class-l mean of the weighted rows.
+
+    Parameters
+    ----------
+    M_global : ndarray of shape (n, q)
+        Rows already centred and scaled to unit norm (``preprocess_rows``), so that the
+        weighting works on numbers of order one whatever the data's scale.
+    labels : ndarray of shape (q,)
+
+    Returns
+    -------
+    within : ndarray of shape (n, q)
+    means : ndarray of shape (n, c)
+    """
+    classes, index, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    q, c = labels.shape[0], classes.size
+    Y = class_indicator_basis(labels)
+    class_means = (M_global @ Y) / np.sqrt(counts)
+    weights = np.sqrt(q / (c * counts))[index]
+    rows = (M_global - class_means.mean(axis=1, keepdims=True)) * weights
+    # A non-constant row stays non-zero: the weights are positive and the centre is a constant.
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    return _split(rows, labels)
 
 
 def _rows(
     M: object, y: object, reading: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Rows, labels and (for ``"class-means"``) the class-mean matrix B.
+    """Rows, labels and (for ``"class-means"`` and ``"balanced"``) the class-mean matrix B.
 
     Every reading first rejects constant features (by centring and normalising over all
     samples), so a constant feature is reported as constant whatever the reading. For
     ``"class-means"`` the rows returned are the within-class parts ``wᵢ = mᵢ − bᵢ`` of the
-    unit-norm, globally centred rows, and B holds their class-mean parts.
+    unit-norm, globally centred rows, and B holds their class-mean parts; ``"balanced"``
+    does the same on the class-weighted rows of :func:`balanced_rows`.
     """
     M_global = preprocess_rows(M)
     labels = check_class_labels(y, M_global.shape[1], "y")
@@ -281,9 +355,10 @@ def _rows(
         return M_global, labels, None
     if reading == "uncentred":
         return preprocess_rows(M, center=False), labels, None
-    Y = class_indicator_basis(labels)
-    means = M_global @ Y
-    within = M_global - means @ Y.T
+    if reading == "balanced":
+        within, means = balanced_rows(M_global, labels)
+        return within, labels, means
+    within, means = _split(M_global, labels)
     if reading == "class-means":
         return within, labels, means
     # "class": each class block is a data matrix of its own, centred and renormalised.
@@ -295,9 +370,101 @@ def _rows(
             f"M has {flat.size} feature row(s) that are constant within every class (row "
             f"index {listed}): they separate the classes perfectly, but reading='class' "
             "removes the class means and leaves nothing to scale. Use reading='class-means' "
-            "(the default), which keeps the class means."
+            "or 'balanced' (the default), which keep the class means."
         )
     return within / norms[:, None], labels, None
+
+
+def _preprocess(M: object, y: object, reading: str) -> tuple[np.ndarray, np.ndarray]:
+    """Rows for Def. 6 under ``reading`` (see :func:`q_alpha_supervised`), and the labels."""
+    Mp, labels, _means = _rows(M, y, reading)
+    return Mp, labels
+
+
+@dataclass(frozen=True)
+class WithinClassTest:
+    """Outcome of :func:`within_class_test`.
+
+    Attributes
+    ----------
+    statistic : float
+        Eq. 5 from the within-class parts of the ``"balanced"`` rows alone (no class-mean
+        terms) after one power-embedded iteration (Def. 2) from the PCA start (uniform α,
+        each Q^{gh} the leading right singular vectors of A^{gh}).
+    null : ndarray of shape (n_permutations,)
+        The same number for relabellings of the samples that keep every class's size.
+    p_value : float
+        ``(1 + #{null ≥ statistic}) / (1 + n_permutations)``.
+    kept : bool
+        Whether the statistic exceeds every relabelled value (``p_value = 1/(1 + P)``), i.e.
+        whether the within-class terms enter the run.
+    """
+
+    statistic: float
+    null: np.ndarray
+    p_value: float
+    kept: bool
+
+
+def _first_iteration_value(model: SupervisedModel, solver: str) -> float:
+    """Eq. 5 after one power-embedded iteration (Def. 2) from the PCA start.
+
+    The α-steps are solved to the engine's intermediate accuracy: a test statistic needs
+    the value to a few digits, not α to the last one.
+    """
+    step = AlphaSolver(model, solver, tol=INNER_TOL_MAX)
+    Q = model.initial_subspace("pca", model.k_within, None)
+    alpha, _value = step(Q, model.initial_alpha())
+    Q = model.power_step(alpha, Q)
+    alpha, _value = step(Q, alpha)
+    return model.objective(alpha, Q)
+
+
+def within_class_test(
+    M_global: np.ndarray,
+    labels: np.ndarray,
+    *,
+    k_within: int,
+    k_between: int,
+    gamma: float,
+    n_permutations: int,
+    rng: np.random.Generator,
+    solver: str = "auto",
+) -> WithinClassTest:
+    """Permutation test: do the within-class terms of Eq. 5 see the classes beyond chance?
+
+    The statistic is Eq. 5 on the within-class parts of the ``"balanced"`` rows alone (no
+    class-mean terms) after one power-embedded iteration from the PCA start. Under
+    labels that say nothing about the features, every relabelling that keeps the class sizes
+    is as likely as the observed one, so the observed value exceeds all ``n_permutations``
+    relabelled values with probability at most ``1/(1 + n_permutations)``.
+
+    Parameters
+    ----------
+    M_global : ndarray of shape (n, q)
+        Rows centred and scaled to unit norm.
+    labels : ndarray of shape (q,)
+    k_within, k_between, gamma
+        As in :func:`q_alpha_supervised`.
+    n_permutations : int
+        Number of relabellings (≥ 1).
+    rng : numpy.random.Generator
+    solver : {"auto", "dense", "matrix-free"}
+    """
+    solver = choose_solver(M_global.shape[0], solver)
+
+    def value(y: np.ndarray) -> float:
+        within, _means = balanced_rows(M_global, y)
+        model = SupervisedModel(within, y, k_within, k_between, gamma)
+        return _first_iteration_value(model, solver)
+
+    statistic = value(labels)
+    null = np.array([value(rng.permutation(labels)) for _ in range(n_permutations)])
+    exceeded = int(np.sum(null >= statistic))
+    return WithinClassTest(
+        statistic=statistic, null=null, p_value=(1 + exceeded) / (1 + n_permutations),
+        kept=exceeded == 0,
+    )
 
 
 def q_alpha_supervised(
@@ -306,8 +473,9 @@ def q_alpha_supervised(
     *,
     reading: str = DEFAULT_READING,
     k_within: int = 2,
-    k_between: int = 1,
-    gamma: float = 0.5,
+    k_between: int | None = None,
+    gamma: float | None = None,
+    n_permutations: int = N_PERMUTATIONS,
     method: str = "auto",
     init: str = "pca",
     n_init: int = 1,
@@ -407,17 +575,36 @@ def q_alpha_supervised(
         solver=solver,
     )
     reading = check_choice(reading, "reading", READINGS)
+    balanced = reading == "balanced"
     k_within = check_int(k_within, "k_within", low=1)
-    k_between = check_int(k_between, "k_between", low=1)
-    gamma = check_finite_scalar(gamma, "gamma", low=0.0)
+    if k_between is not None:
+        k_between = check_int(k_between, "k_between", low=1)
+    if gamma is not None:
+        gamma = check_finite_scalar(gamma, "gamma", low=0.0)
+    n_permutations = check_int(
+        n_permutations, "n_permutations", low=0,
+        hint="19 relabellings test at level 1/20; 0 keeps the within-class terms untested.",
+    )
     Mp, labels, means = _rows(M, y, reading)
+    n_classes = np.unique(labels).size
+    if gamma is None:
+        gamma = 1.0 / (n_classes - 1) if balanced else 0.5
+    if k_between is None:
+        k_between = k_within if balanced else 1
     rng = as_generator(random_state)
+    test = None
+    if balanced and n_permutations:
+        test = within_class_test(
+            preprocess_rows(M), labels, k_within=k_within, k_between=k_between, gamma=gamma,
+            n_permutations=n_permutations, rng=rng, solver=solver,
+        )
     if reading == "label-subspace":
         model: SupervisedModel | LabelSubspaceModel = LabelSubspaceModel(Mp, labels)
         k = model.Y.shape[1]
         method = resolve_method(method, Mp.shape[1])
     else:
-        model = SupervisedModel(Mp, labels, k_within, k_between, gamma, means=means)
+        model = SupervisedModel(Mp, labels, k_within, k_between, gamma, means=means,
+                                within=test is None or test.kept)
         k = k_within
         # The between-class blocks enter Eq. 5 with weight −γ, so jumping each Q^{gh} to the
         # leading singular vectors of A^{gh} (the basic scheme) is not an ascent step and
@@ -429,4 +616,6 @@ def q_alpha_supervised(
     )
     result.extra["classes"] = np.unique(labels)
     result.extra["reading"] = reading
+    if test is not None:
+        result.extra["within_class_test"] = test
     return result
