@@ -311,6 +311,14 @@ HELD_OUT: dict[str, Callable[[object], SyntheticData]] = {
         150, n_features=80, n_relevant=6, scale=3.0, random_state=rs),
     "XOR-like, 6 relevant": lambda rs: make_xor(
         150, n_features=80, n_relevant=6, separation=1.5, random_state=rs),
+    # A second group, fixed after the first held-out run had shown the many-class weakness
+    # of the class-mean terms' eigenvector and before the change that answers it was run.
+    "6 classes, one rare (5 × 40 + 12)": lambda rs: make_class_shift(
+        (40, 40, 40, 40, 40, 12), n_features=90, n_relevant=12, shift=1.25, random_state=rs),
+    "8 classes, 2 features each": lambda rs: make_class_shift(
+        (25,) * 8, n_features=100, n_relevant=16, shift=1.5, random_state=rs),
+    "4 classes, two rare (80/80/15/15)": lambda rs: make_class_shift(
+        (80, 80, 15, 15), n_features=60, n_relevant=8, shift=1.0, random_state=rs),
 }
 
 
