@@ -211,14 +211,28 @@ def test_without_within_terms_two_classes_rank_by_between_class_share():
     np.testing.assert_allclose(G, 1.5 * np.outer(share, share), atol=1e-12)
 
 
-def test_mean_terms_alone_when_the_test_rejects():
-    data = make_mean_shift(2, shift=0.8, random_state=1)
+@pytest.mark.parametrize("sizes", [(50, 50), (50, 50, 50, 50, 15)])
+def test_between_class_share_when_the_test_rejects(sizes):
+    """No within-class terms: α ∝ η (each feature's between-class share), the class-mean
+    terms' leading eigenvector for two classes; with five classes that eigenvector favours
+    the features of one class, η does not."""
+    data = make_class_shift(sizes, n_features=40, n_relevant=10, shift=1.25, random_state=1)
     res = q_alpha_supervised(data.M, data.y, random_state=0)
     test = res.extra["within_class_test"]
-    assert not test.kept and res.Q == {}
-    _W, B = _balanced_split(data.M, data.y)
+    assert not test.kept and res.Q == {} and res.n_iter == 0
+    W, B = _balanced_split(data.M, data.y)
     share = (B**2).sum(axis=1)
-    np.testing.assert_allclose(res.alpha, share / np.linalg.norm(share), atol=1e-10)
+    np.testing.assert_allclose(res.alpha, share / np.linalg.norm(share), atol=1e-12)
+    G = _dense_calG(W, B, data.y, {}, 1.0, within=False)
+    assert res.eigenvalue == pytest.approx(res.alpha @ G @ res.alpha, rel=1e-12)
+    lead = np.linalg.eigh(G)[1][:, -1]
+    lead *= np.sign(lead.sum())
+    if len(sizes) == 2:
+        np.testing.assert_allclose(res.alpha, lead, atol=1e-10)
+    else:
+        by_class = [np.abs(lead[c:10:len(sizes)]).sum() for c in range(len(sizes))]
+        assert max(by_class) > 2 * np.median(by_class)
+        assert set(res.top_features(10)) == set(range(10))
 
 
 def test_shared_structure_cancels_and_one_feature_scores_its_variance_spread():

@@ -19,7 +19,7 @@ that exactly as it would penalise structure the classes share. Centring each cla
 removes the class means, and with them the signal of every feature whose mean depends on the
 class.
 
-The default reading ``"class-means"`` keeps the sign where it matters. Each unit-norm,
+The reading ``"class-means"`` keeps the sign where it matters. Each unit-norm,
 globally centred row is split into its class-mean part and its within-class part,
 ``mᵢ = bᵢ + wᵢ`` with ``‖bᵢ‖² + ‖wᵢ‖² = 1`` (B, n × c, holds in column l √qˡ × the class-l
 mean of the rows, so bᵢ = Y Bᵢᵀ with Y the orthonormal class indicators). Every block
@@ -38,6 +38,47 @@ c − 1 eigenvectors, which makes its Q constant). In Gram form the two mean ter
 ``(BBᵀ)∘(BBᵀ) + (B∘B)(B∘B)ᵀ`` to 𝒢. The first term alone ties two features only when they
 separate the same classes; the second ties every pair of mean-shifted features, as the
 within-class blocks of a globally centred Def. 6 do.
+
+The default reading ``"balanced"`` makes the same split and changes three things, each so that
+Eq. 5 measures what Def. 6 asks of it -- affinity inside the classes, not between them -- and
+not the size of a class or structure that has nothing to do with the labels:
+
+1. *Every class counts equally.* A block's energy ``‖A^{gh}Q^{gh}‖²`` grows with qᵍqʰ: with
+   classes of 180 and 20 samples the small class's within-class block weighs 1/81 of the large
+   one's, and Eq. 5 is in effect unsupervised Q-α on the large class (a 90/10 mean shift put
+   0.09 of the relevant features on top, ignoring the labels 0.21). Every sample of class l
+   is weighted by ``√(q/(c·qˡ))`` and the rows are centred at the average of the class means
+   (:func:`balanced_rows`), so every class carries the same total weight and every class
+   mean counts the same in B.
+2. *Structure that every class shares cancels.* Label-free clusters or correlated
+   distractors put the same energy E into each of the c within-class and the c(c − 1)
+   between-class blocks (once the classes weigh the same and every block keeps
+   ``k^{gh} = k_within`` vectors), so Eq. 5 weighs them ``c·E·(1 − γ(c − 1))``; the paper's
+   γ = 0.5 rewards them for two classes (20 correlated distractors beside a class
+   separation of 2: 0.08 of the relevant features on top). γ = 1/(c − 1) makes the weight
+   zero. For one feature the within-class terms then equal ``c²/(c − 1)`` × the variance
+   over the classes of its within-class energies ‖wᵢˡ‖² (how its spread differs between
+   the classes) and for a pair of features they measure how the pair's within-class
+   covariance differs between the classes: what is left is structure the classes do *not*
+   share, which is what XOR-like problems have.
+3. *The within-class terms enter only when they see the classes.* Where the classes differ
+   in their means alone, what is left of the within-class terms is sampling noise that the
+   iteration fits, and on a weak or rare-class shift it outweighs the class-mean terms
+   (fourth powers of a feature's between-class share). Their value after one power-embedded
+   iteration from the PCA start is compared with the same value for ``n_permutations``
+   relabellings that keep the class sizes (:func:`within_class_test`); they are kept when the
+   observed value exceeds every relabelled one, a permutation test at level 1/20 for the
+   default 19. Otherwise only the class-mean terms are left. For two classes they are rank
+   one, ``1.5 ηηᵀ`` with ηᵢ = ‖Bᵢ‖² feature i's share of (class-balanced) variance between
+   the classes, and their leading eigenvector is α ∝ η: the ranking of a two-sample t test
+   with equal class weights, which is what a filter such as ``f_classif`` computes. With
+   more classes their leading eigenvector keeps the features of one class only: features
+   that raise different classes barely couple (their rows of B meet at
+   ``cos² = 1/(c − 1)²``), so the eigenvector ranks the features of the other classes by
+   chance (five classes with one rare: 0.86 of the relevant features on top, ``f_classif``
+   0.98). Without within-class structure there is no group of features to find, and α ∝ η
+   for any number of classes -- the two-class solution, each feature ranked by its own share
+   of variance between the classes.
 """
 
 from __future__ import annotations
@@ -467,6 +508,21 @@ def within_class_test(
     )
 
 
+def _between_class_share(model: SupervisedModel) -> QAlphaResult:
+    """α ∝ η, ηᵢ = ‖Bᵢ‖² (feature i's share of variance between the classes), for a model
+    with the class-mean terms alone: their leading eigenvector for two classes (where they
+    are ``1.5 ηηᵀ``), and the same ranking for any number of classes (module docstring)."""
+    share = np.sum(model.means**2, axis=1)
+    norm = np.linalg.norm(share)
+    # Class means that agree on every feature carry no ranking: every feature weighs the same.
+    alpha = share / norm if norm > 0 else np.full(share.size, 1.0 / np.sqrt(share.size))
+    return QAlphaResult(
+        alpha=alpha, Q={}, objective=np.zeros(0), n_iter=0, converged=True,
+        eigenvalue=model.objective(alpha, {}), alpha_change=np.zeros(0),
+        method="between-class share", init="none",
+    )
+
+
 def q_alpha_supervised(
     M: object,
     y: object,
@@ -598,6 +654,11 @@ def q_alpha_supervised(
             preprocess_rows(M), labels, k_within=k_within, k_between=k_between, gamma=gamma,
             n_permutations=n_permutations, rng=rng, solver=solver,
         )
+    if test is not None and not test.kept:
+        result = _between_class_share(
+            SupervisedModel(Mp, labels, k_within, k_between, gamma, means=means, within=False))
+        result.extra.update(classes=np.unique(labels), reading=reading, within_class_test=test)
+        return result
     if reading == "label-subspace":
         model: SupervisedModel | LabelSubspaceModel = LabelSubspaceModel(Mp, labels)
         k = model.Y.shape[1]
