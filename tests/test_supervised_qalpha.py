@@ -112,12 +112,14 @@ def _criterion(W, B, y, Q, alpha, gamma):
 
 
 # -- the default reading against its definition ----------------------------------------------
-def test_class_means_rows_split_each_unit_row_exactly():
+@pytest.mark.parametrize(("reading", "sizes"), [("class-means", [8, 10, 12]),
+                                              ("balanced", [20, 7, 3])])
+def test_rows_split_each_unit_row_exactly(reading, sizes):
     rng = np.random.default_rng(0)
-    M = rng.standard_normal((7, 30)) + rng.uniform(-3, 3, size=(7, 1))
-    y = np.repeat([2, 5, 9], [8, 10, 12])
-    W, _labels, B = _rows(M, y, "class-means")
-    W_ref, B_ref = _split(M, y)
+    M = rng.standard_normal((7, 30)) * rng.uniform(0.5, 3, size=(7, 1)) + 7.0
+    y = np.repeat([2, 5, 9], sizes)
+    W, _labels, B = _rows(M, y, reading)
+    W_ref, B_ref = (_split if reading == "class-means" else _balanced_split)(M, y)
     np.testing.assert_allclose(W, W_ref, atol=1e-12)
     np.testing.assert_allclose(B, B_ref, atol=1e-12)
     # ‖bᵢ‖² + ‖wᵢ‖² = 1: the class-mean part of row i has squared norm ‖Bᵢ‖².
@@ -164,13 +166,9 @@ def test_balanced_rows_weight_every_class_equally():
     rng = np.random.default_rng(5)
     M = rng.standard_normal((6, 40)) * rng.uniform(0.5, 3, size=(6, 1)) + 7.0
     y = np.repeat([3, 8, 9], [30, 7, 3])
-    W, _labels, B = _rows(M, y, "balanced")
-    W_ref, B_ref = _balanced_split(M, y)
-    np.testing.assert_allclose(W, W_ref, atol=1e-12)
-    np.testing.assert_allclose(B, B_ref, atol=1e-12)
-    np.testing.assert_allclose((W**2).sum(axis=1) + (B**2).sum(axis=1), 1.0, atol=1e-12)
-    # Centred at the average of the class means: the class-mean parts sum to zero over the
-    # classes once each column's √(q/c) is taken out, whatever the class sizes.
+    W, B = balanced_rows(preprocess_rows(M), y)
+    # Centred at the average of the class means: every column of B is √(q/c) × a class
+    # mean, so the rows of B sum to zero whatever the class sizes.
     np.testing.assert_allclose(B.sum(axis=1), 0.0, atol=1e-12)
     # Only the labels' partition matters, not their values.
     W2, B2 = balanced_rows(preprocess_rows(M), np.repeat([0, 1, 2], [30, 7, 3]))
