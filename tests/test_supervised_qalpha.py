@@ -36,7 +36,7 @@ from spectral_kit.qalpha.supervised import (
     within_class_test,
 )
 from spectral_kit.reproduce import REGISTRY
-from spectral_kit.reproduce.supervised import FILTERS, cv_accuracy, suite_table
+from spectral_kit.reproduce.supervised import FILTERS, cv_accuracy, reading_label, suite_table
 
 
 # -- independent references -------------------------------------------------------------------
@@ -569,6 +569,17 @@ def test_cv_accuracy_is_selection_inside_a_pipeline():
             folds = StratifiedKFold(5, shuffle=True, random_state=3 + r)
             ref = cross_val_score(pipe, X, y, cv=folds).mean()
             assert ours["SelectKBest(f_classif)"][i, r] == pytest.approx(ref, abs=1e-12)
+
+
+def test_cv_accuracy_ranks_a_feature_constant_on_a_training_fold_last():
+    data = make_mean_shift(2, n_per_class=15, n_features=8, n_relevant=2, random_state=0)
+    X = data.X.copy()
+    X[:, 7] = 0.0
+    X[0, 7] = 50.0            # constant on every training fold that leaves sample 0 out
+    acc = cv_accuracy(X, data.y, [reading_label(DEFAULT_READING), "SelectKBest(f_classif)"],
+                      [2, 7], n_repeats=1)
+    for a in acc.values():
+        assert a.shape == (2, 1) and np.all((a > 0.5) & (a <= 1.0))
 
 
 def test_reproductions_are_registered():
