@@ -124,7 +124,7 @@ def supervised_suite_table(*, quick: bool = False, random_state: int = 0) -> tup
     label-free clusters, XOR-like, a weak mean shift, unbalanced classes 90/10 and 95/5, a
     rare class among three, 20 correlated label-free distractors, classes that differ in
     spread only) and its held-out variants :data:`~spectral_kit.datasets.supervised_suite.
-    HELD_OUT` (other sizes, separations and seeds, not used to choose the default), 20
+    HELD_OUT` (other sizes, separations and seeds, fixed before the default was chosen), 20
     seeds each (quick: 3 seeds, at most 40 Q-α iterations, no held-out variants). For each
     method and problem: the mean over seeds of the share of the relevant features among the
     |relevant| top-scored ones, with its standard error.
