@@ -217,12 +217,15 @@ def test_between_class_share_when_the_test_rejects(sizes):
     data = make_class_shift(sizes, n_features=40, n_relevant=10, shift=1.25, random_state=1)
     res = q_alpha_supervised(data.M, data.y, random_state=0)
     test = res.extra["within_class_test"]
-    assert not test.kept and res.Q == {} and res.n_iter == 0
+    assert not test.kept and res.Q == {} and res.n_iter == 1 and res.converged
     W, B = _balanced_split(data.M, data.y)
     share = (B**2).sum(axis=1)
     np.testing.assert_allclose(res.alpha, share / np.linalg.norm(share), atol=1e-12)
     G = _dense_calG(W, B, data.y, {}, 1.0, within=False)
     assert res.eigenvalue == pytest.approx(res.alpha @ G @ res.alpha, rel=1e-12)
+    np.testing.assert_allclose(res.objective, [res.eigenvalue], rtol=1e-12)
+    uniform = np.full(share.size, 1 / np.sqrt(share.size))
+    np.testing.assert_allclose(res.alpha_change, [1 - abs(res.alpha @ uniform)], atol=1e-12)
     lead = np.linalg.eigh(G)[1][:, -1]
     lead *= np.sign(lead.sum())
     if len(sizes) == 2:

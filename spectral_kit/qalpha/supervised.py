@@ -511,14 +511,19 @@ def within_class_test(
 def _between_class_share(model: SupervisedModel) -> QAlphaResult:
     """α ∝ η, ηᵢ = ‖Bᵢ‖² (feature i's share of variance between the classes), for a model
     with the class-mean terms alone: their leading eigenvector for two classes (where they
-    are ``1.5 ηηᵀ``), and the same ranking for any number of classes (module docstring)."""
+    are ``1.5 ηηᵀ``), and the same ranking for any number of classes (module docstring).
+
+    It is reported as one iteration from the uniform start: a single α-step, with no Q to
+    update and nothing left to iterate."""
     share = np.sum(model.means**2, axis=1)
     norm = np.linalg.norm(share)
+    start = model.initial_alpha()
     # Class means that agree on every feature carry no ranking: every feature weighs the same.
-    alpha = share / norm if norm > 0 else np.full(share.size, 1.0 / np.sqrt(share.size))
+    alpha = share / norm if norm > 0 else start
+    value = model.objective(alpha, {})
     return QAlphaResult(
-        alpha=alpha, Q={}, objective=np.zeros(0), n_iter=0, converged=True,
-        eigenvalue=model.objective(alpha, {}), alpha_change=np.zeros(0),
+        alpha=alpha, Q={}, objective=np.array([value]), n_iter=1, converged=True,
+        eigenvalue=value, alpha_change=np.array([1.0 - abs(float(alpha @ start))]),
         method="between-class share", init="none",
     )
 
@@ -630,8 +635,8 @@ def q_alpha_supervised(
         ``result.extra["reading"]``. 𝒢 is indefinite, so α is the eigenvector of its
         largest algebraic eigenvalue. The ``"balanced"`` reading's test is
         ``result.extra["within_class_test"]`` (a :class:`WithinClassTest`); when it drops
-        the within-class terms, α is the between-class share η/‖η‖, found without
-        iterating: ``Q`` is an empty dict, ``n_iter`` 0, ``objective`` empty and
+        the within-class terms, α is the between-class share η/‖η‖, found in one α-step
+        from the uniform start: ``Q`` is an empty dict, ``n_iter`` 1 and ``objective`` and
         ``eigenvalue`` αᵀ𝒢α.
 
     Examples
