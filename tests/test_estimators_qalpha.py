@@ -89,7 +89,7 @@ def test_mean_shift_features_selected_with_labels():
         X[:, :5] += 1.5 * (2 * y[:, None] - 1)
         sel = QAlphaSelector(n_features_to_select=5, random_state=0).fit(X, y)
         np.testing.assert_array_equal(np.flatnonzero(sel.get_support()), np.arange(5))
-        assert sel.result_.extra["reading"] == "class-means"
+        assert sel.result_.extra["reading"] == "balanced"
 
 
 def test_reading_is_passed_through():

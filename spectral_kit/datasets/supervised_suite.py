@@ -9,10 +9,18 @@ use in Sec. 6) they cover the settings a supervised selector meets:
 * :func:`make_label_and_clusters` -- a weak class signal beside a stronger cluster structure
   that has nothing to do with the labels (the case where ignoring y picks the wrong features);
 * :func:`make_xor` -- the classes differ only in how the relevant features vary together; no
-  single feature's mean or spread depends on the class.
+  single feature's mean or spread depends on the class;
+* :func:`make_class_shift` -- classes of any sizes, each relevant feature raising the mean of
+  one class (unbalanced classes, a rare class among several);
+* :func:`make_variance_shift` -- classes with equal means whose relevant features differ in
+  spread only.
 
 :func:`supervised_suite` lists them under the names the reproduction
-``wolf-shashua-2005/supervised-suite`` uses.
+``wolf-shashua-2005/supervised-suite`` uses. :data:`HELD_OUT` holds variants of the same
+kinds with other sizes, separations and seeds, so they show how the default reading of
+supervised Q-α carries over to problems it was not made on. The first seven were fixed before
+that reading was chosen; the last three after the first seven had shown its weakness with
+many classes and before the change that answers it was run.
 """
 
 from __future__ import annotations
@@ -25,9 +33,13 @@ from ..validation import as_generator, check_data_size, check_finite_scalar, che
 from .synthetic import SyntheticData, make_weston_linear, make_weston_nonlinear
 
 __all__ = [
+    "HELD_OUT",
+    "MEAN_SHIFT",
     "SUPERVISED_SUITE",
+    "make_class_shift",
     "make_label_and_clusters",
     "make_mean_shift",
+    "make_variance_shift",
     "make_xor",
     "supervised_suite",
 ]
@@ -167,6 +179,87 @@ def make_xor(
     return SyntheticData(X, y, _relevant_mask(n_features, n_relevant))
 
 
+def make_class_shift(
+    class_sizes: tuple[int, ...] = (180, 20),
+    *,
+    n_features: int = 50,
+    n_relevant: int = 5,
+    shift: float = 1.0,
+    random_state: object = None,
+) -> SyntheticData:
+    """Classes of the given sizes; relevant feature j raises the mean of class ``j mod c``.
+
+    Every feature is N(0, 1) noise; the first ``n_relevant`` features add ``shift`` to the
+    samples of one class each, in turn (feature 0 class 0, feature 1 class 1, …), so every
+    class has its own features whatever its size. With two classes this is a mean difference
+    of ``shift`` between the classes on every relevant feature (which class is raised does
+    not change the difference); ``class_sizes = (180, 20)`` is a 90/10 problem. Labels are
+    0, …, c − 1 in order of ``class_sizes``; X is one standard-normal block drawn first.
+
+    Parameters
+    ----------
+    class_sizes : sequence of int
+        Samples in each class (at least two classes, each with at least one sample).
+    n_features, n_relevant : int
+        Total and relevant features (the relevant ones come first); ``n_relevant`` must be at
+        least the number of classes, so that every class has a feature of its own.
+    shift : float
+        The raise, in units of the noise's standard deviation.
+    random_state : None, int or Generator
+    """
+    if isinstance(class_sizes, (str, bytes)) or not hasattr(class_sizes, "__len__"):
+        raise TypeError(
+            f"class_sizes must be a sequence of class sizes such as (180, 20); got "
+            f"{class_sizes!r}."
+        )
+    if len(class_sizes) < 2:
+        raise ValueError(
+            f"class_sizes must list at least two classes; got {tuple(class_sizes)!r}."
+        )
+    sizes = [check_int(s, "class_sizes", low=1) for s in class_sizes]
+    n_features, n_relevant = _check_sizes(n_features, n_relevant)
+    if n_relevant < len(sizes):
+        raise ValueError(
+            f"n_relevant = {n_relevant} gives some of the {len(sizes)} classes no feature of "
+            f"its own; use n_relevant ≥ {len(sizes)}."
+        )
+    shift = check_finite_scalar(shift, "shift", low=0.0)
+    check_data_size(sum(sizes), n_features, "class_sizes, n_features", copies=1.0)
+    rng = as_generator(random_state)
+    y = np.repeat(np.arange(len(sizes)), sizes)
+    X = rng.standard_normal((y.size, n_features))
+    for j in range(n_relevant):
+        X[y == j % len(sizes), j] += shift
+    return SyntheticData(X, y, _relevant_mask(n_features, n_relevant))
+
+
+def make_variance_shift(
+    n_samples: int = 100,
+    *,
+    n_features: int = 60,
+    n_relevant: int = 5,
+    scale: float = 2.5,
+    random_state: object = None,
+) -> SyntheticData:
+    """Two classes with equal means that differ in the spread of the relevant features.
+
+    Two classes of equal probability; every feature is N(0, 1), except that on the first
+    ``n_relevant`` features the samples of class 1 are multiplied by ``scale`` (standard
+    deviation ``scale``, mean still 0). No feature's class mean depends on the class and the
+    relevant features are independent within each class, so only a selector that looks at
+    the class-wise spread of single features sees them.
+    """
+    n_samples = check_int(n_samples, "n_samples", low=4)
+    n_features, n_relevant = _check_sizes(n_features, n_relevant)
+    scale = check_finite_scalar(scale, "scale", low=0.0, low_inclusive=False)
+    check_data_size(n_samples, n_features, "n_samples, n_features", copies=1.0)
+    rng = as_generator(random_state)
+    y = rng.permutation(np.arange(n_samples) % 2)
+    X = rng.standard_normal((n_samples, n_features))
+    X[y == 1, :n_relevant] *= scale
+    return SyntheticData(X, y, _relevant_mask(n_features, n_relevant))
+
+
 def _weston_linear(random_state: object) -> SyntheticData:
     return make_weston_linear(100, random_state=random_state)
 
@@ -191,7 +284,53 @@ SUPERVISED_SUITE: dict[str, Callable[[object], SyntheticData]] = {
     "Weston non-linear": _weston_nonlinear,
     "labels + stronger clusters": lambda rs: make_label_and_clusters(random_state=rs),
     "XOR-like": lambda rs: make_xor(random_state=rs),
+    "weak mean shift, 2 classes": lambda rs: make_mean_shift(2, shift=0.5, random_state=rs),
+    "unbalanced 90/10": lambda rs: make_class_shift((180, 20), random_state=rs),
+    "unbalanced 95/5": lambda rs: make_class_shift((190, 10), shift=1.5, random_state=rs),
+    "3 classes, one rare (90/90/20)": lambda rs: make_class_shift(
+        (90, 90, 20), n_relevant=6, shift=1.5, random_state=rs),
+    "20 correlated label-free distractors": lambda rs: make_label_and_clusters(
+        n_distractors=20, shift=1.0, cluster_shift=1.5, random_state=rs),
+    "variance only": lambda rs: make_variance_shift(random_state=rs),
 }
+
+#: Variants of the suite's kinds with other sizes, separations and seeds (the reproduction
+#: draws them from seeds of their own), fixed before the default reading was chosen (see the
+#: module docstring): name → generator ``f(random_state) -> SyntheticData``.
+HELD_OUT: dict[str, Callable[[object], SyntheticData]] = {
+    "unbalanced 85/15, 8 of 100 features": lambda rs: make_class_shift(
+        (255, 45), n_features=100, n_relevant=8, shift=0.8, random_state=rs),
+    "unbalanced 97/3, strong shift": lambda rs: make_class_shift(
+        (291, 9), n_features=40, n_relevant=4, shift=2.0, random_state=rs),
+    "5 classes, one rare (4 × 50 + 15)": lambda rs: make_class_shift(
+        (50, 50, 50, 50, 15), n_features=80, n_relevant=10, shift=1.25, random_state=rs),
+    "40 correlated label-free distractors": lambda rs: make_label_and_clusters(
+        150, n_features=100, n_relevant=6, n_distractors=40, shift=0.75, cluster_shift=1.25,
+        random_state=rs),
+    "weak mean shift, 3 classes": lambda rs: make_mean_shift(
+        3, n_per_class=40, n_features=80, n_relevant=6, shift=0.6, random_state=rs),
+    "variance only, scale 3": lambda rs: make_variance_shift(
+        150, n_features=80, n_relevant=6, scale=3.0, random_state=rs),
+    "XOR-like, 6 relevant": lambda rs: make_xor(
+        150, n_features=80, n_relevant=6, separation=1.5, random_state=rs),
+    # A second group, fixed after the first held-out run had shown the many-class weakness
+    # of the class-mean terms' eigenvector and before the change that answers it was run.
+    "6 classes, one rare (5 × 40 + 12)": lambda rs: make_class_shift(
+        (40, 40, 40, 40, 40, 12), n_features=90, n_relevant=12, shift=1.25, random_state=rs),
+    "8 classes, 2 features each": lambda rs: make_class_shift(
+        (25,) * 8, n_features=100, n_relevant=16, shift=1.5, random_state=rs),
+    "4 classes, two rare (80/80/15/15)": lambda rs: make_class_shift(
+        (80, 80, 15, 15), n_features=60, n_relevant=8, shift=1.0, random_state=rs),
+}
+
+
+#: The problems of :data:`SUPERVISED_SUITE` and :data:`HELD_OUT` whose class signal is a
+#: shift of class means (where a filter such as ``f_classif`` is the yardstick); the others
+#: (Weston non-linear, XOR-like, variance only) have no class-mean difference.
+MEAN_SHIFT = frozenset(
+    name for name in (*SUPERVISED_SUITE, *HELD_OUT)
+    if not any(word in name for word in ("non-linear", "XOR", "variance"))
+)
 
 
 def supervised_suite(random_state: object = None) -> dict[str, SyntheticData]:
