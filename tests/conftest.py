@@ -11,6 +11,10 @@ from threadpoolctl import threadpool_limits
 
 matplotlib.use("Agg")
 
+# --doctest-modules collects every module under the test paths; the two conftest files share a
+# module name, so collecting them as doctest modules clashes (they hold no examples).
+collect_ignore = ["conftest.py", "browser/conftest.py"]
+
 # Tests solve many small eigenproblems; with several test processes on few cores, BLAS
 # threads fight over the cores and a 100 × 100 eigh slows down a hundredfold.
 _BLAS_LIMIT = threadpool_limits(limits=int(os.environ.get("SPECTRAL_KIT_TEST_THREADS", "1")))
