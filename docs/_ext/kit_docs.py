@@ -44,7 +44,7 @@ BENCHMARKS = DOCS / "benchmarks"
 SUBPACKAGES = (
     "qalpha", "sparse_lda", "weighting", "stability", "theory", "topography", "estimators",
     "baselines", "metrics", "preprocess", "linalg", "datasets", "plots", "widgets",
-    "exercises", "reproduce", "bench", "validation",
+    "exercises", "reproduce", "bench", "validation", "memory", "progress",
 )
 
 #: Public names that are not objects with a docstring of their own (constants, registries).
