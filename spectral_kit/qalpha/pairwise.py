@@ -182,8 +182,7 @@ def q_alpha_pairwise(
         If ``pairs`` is None or holds non-integer indices.
     ValueError
         If ``pairs`` is empty, not of shape (n_pairs, 2), names a sample out of range or
-        pairs a sample with itself; or
-        ``k``, ``lam`` or an option is out of range.
+        pairs a sample with itself; or ``k``, ``lam`` or an option is out of range.
 
     Examples
     --------
