@@ -51,6 +51,14 @@ class EigenPair:
         Its unit eigenvector, signed so that ``vector.sum() > 0``.
     n_matvec : int
         Number of operator applications used (0 for a direct LAPACK solve).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.linalg import leading_eigenvector
+    >>> pair = leading_eigenvector(np.diag([1.0, 3.0, 2.0]))
+    >>> pair.value, pair.vector, pair.n_matvec
+    (3.0, array([0., 1., 0.]), 0)
     """
 
     value: float
@@ -61,8 +69,29 @@ class EigenPair:
 def fix_sign(v: np.ndarray) -> np.ndarray:
     """Return ``v`` or ``-v`` so that its entries sum to a positive number.
 
-    When the sum is zero to rounding (a vector with no preferred sign), the entry of largest
-    magnitude is made positive instead, so the choice stays deterministic.
+    An eigenvector is defined up to sign; Q-α fixes it so that Σα > 0 (Wolf & Shashua 2005,
+    Sec. 3, where the weights of the relevant features come out positive). When the sum is zero
+    to rounding (a vector with no preferred sign), the entry of largest magnitude is made
+    positive instead, so the choice stays deterministic.
+
+    Parameters
+    ----------
+    v : ndarray of shape (n,)
+        The vector.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        ``v`` itself or ``-v`` (a new array).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.linalg import fix_sign
+    >>> fix_sign(np.array([-0.6, -0.8]))
+    array([0.6, 0.8])
+    >>> fix_sign(np.array([1.0, -3.0, 2.0]))  # sums to 0: the largest entry becomes positive
+    array([-1.,  3., -2.])
     """
     total = float(v.sum())
     if abs(total) > 1e-12 * float(np.abs(v).sum()):
@@ -98,6 +127,9 @@ def leading_eigenvector(
 ) -> EigenPair:
     """Leading eigenpair of a symmetric matrix or matrix-free operator.
 
+    This is the α-step of every Q-α variant (Wolf & Shashua 2005, Sec. 3, Eq. 7: α is the
+    leading eigenvector of G).
+
     Parameters
     ----------
     A : ndarray of shape (n, n) or LinearOperator
@@ -119,11 +151,33 @@ def leading_eigenvector(
     EigenPair
         Eigenvalue, unit eigenvector with ``Σ v > 0`` and the number of operator applications.
 
+    Raises
+    ------
+    ValueError
+        If ``A`` is not square.
+
     Notes
     -----
     Dense matrices up to :data:`DENSE_EXACT_MAX` rows are solved by LAPACK (``eigh`` with a
     one-index subset); larger ones and every ``LinearOperator`` use implicitly restarted
     Lanczos (ARPACK via :func:`scipy.sparse.linalg.eigsh`), warm-started from ``v0``.
+
+    Examples
+    --------
+    The same eigenpair from the dense matrix and from a matrix-free operator:
+
+    >>> import numpy as np
+    >>> from scipy.sparse.linalg import aslinearoperator
+    >>> from spectral_kit.linalg import leading_eigenvector
+    >>> rng = np.random.default_rng(0)
+    >>> B = rng.standard_normal((400, 400))
+    >>> A = B + B.T
+    >>> dense = leading_eigenvector(A)
+    >>> free = leading_eigenvector(aslinearoperator(A), random_state=0)
+    >>> bool(np.isclose(dense.value, np.linalg.eigvalsh(A)[-1]))
+    True
+    >>> bool(np.allclose(dense.vector, free.vector, atol=1e-8)), free.n_matvec > 0
+    (True, True)
     """
     n = A.shape[0]
     if A.shape != (n, n):
@@ -188,7 +242,34 @@ def _dense_operator(A: np.ndarray) -> LinearOperator:
 
 
 def top_eigenvectors(S: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``k`` largest eigenvalues (descending) and eigenvectors of a small symmetric matrix."""
+    """The ``k`` largest eigenvalues (descending) and eigenvectors of a small symmetric matrix.
+
+    Parameters
+    ----------
+    S : ndarray of shape (n, n)
+        Symmetric matrix.
+    k : int
+        Number of eigenpairs, ``1 <= k <= n``.
+
+    Returns
+    -------
+    values : ndarray of shape (k,)
+        The ``k`` largest eigenvalues, in descending order.
+    vectors : ndarray of shape (n, k)
+        The matching orthonormal eigenvectors, as columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.linalg import top_eigenvectors
+    >>> values, vectors = top_eigenvectors(np.diag([1.0, 4.0, 2.0]), 2)
+    >>> values
+    array([4., 2.])
+    >>> np.abs(vectors)
+    array([[0., 0.],
+           [1., 0.],
+           [0., 1.]])
+    """
     n = S.shape[0]
     w, V = scipy.linalg.eigh(S, subset_by_index=[n - k, n - 1], check_finite=False)
     return w[::-1].copy(), V[:, ::-1].copy()
@@ -197,8 +278,29 @@ def top_eigenvectors(S: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 def orthonormalize(Z: np.ndarray) -> np.ndarray:
     """Orthonormal basis of the columns of ``Z`` by thin QR, with diag(R) ≥ 0.
 
-    Fixing the sign of R makes the QR factorisation unique, so orthogonal iteration produces
-    the same Q on every platform (Golub & Van Loan, Sec. 5.2).
+    Fixing the sign of R makes the QR factorisation unique, so orthogonal iteration (the
+    Q-step of Q-α, Wolf & Shashua 2005, Sec. 3) produces the same Q on every platform
+    (Golub & Van Loan, Sec. 5.2).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, k)
+        Columns to orthonormalise, ``k <= n``.
+
+    Returns
+    -------
+    ndarray of shape (n, k)
+        Q with orthonormal columns spanning those of ``Z`` and ``Qᵀ Z`` upper triangular with a
+        non-negative diagonal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.linalg import orthonormalize
+    >>> Z = np.array([[3.0, 1.0], [4.0, 2.0], [0.0, 1.0]])
+    >>> Q = orthonormalize(Z)
+    >>> bool(np.allclose(Q.T @ Q, np.eye(2))), Q[:, 0]
+    (True, array([0.6, 0.8, 0. ]))
     """
     Q, R = np.linalg.qr(Z)
     signs = np.sign(np.diag(R))
@@ -224,6 +326,20 @@ def kernel_gram_schmidt(ZtZ: np.ndarray, *, jitter: float = 0.0) -> tuple[np.nda
     -------
     R, R_inv : ndarray of shape (k, k)
         Upper triangular R with positive diagonal, and its inverse.
+
+    Raises
+    ------
+    ValueError
+        If ``ZᵀZ`` (plus jitter) is not positive definite: the columns of Z are dependent.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.linalg import kernel_gram_schmidt, orthonormalize
+    >>> Z = np.random.default_rng(0).standard_normal((6, 3))
+    >>> R, R_inv = kernel_gram_schmidt(Z.T @ Z)
+    >>> bool(np.allclose(Z @ R_inv, orthonormalize(Z)))
+    True
     """
     G = 0.5 * (ZtZ + ZtZ.T)
     if jitter:
@@ -242,7 +358,40 @@ def kernel_gram_schmidt(ZtZ: np.ndarray, *, jitter: float = 0.0) -> tuple[np.nda
 def principal_generalized_eigvalsh(
     A: np.ndarray, B: np.ndarray, support: np.ndarray
 ) -> np.ndarray:
-    """Generalized eigenvalues of the principal pair ``(A_S, B_S)``, in ascending order."""
+    """Generalized eigenvalues of the principal pair ``(A_S, B_S)``, in ascending order.
+
+    The eigenvalues of ``A_S v = λ B_S v`` for the rows and columns ``S`` of a symmetric A and
+    a positive definite B: the quantity that sparse LDA and sparse PCA maximise over supports
+    (Moghaddam et al. 2006, Thm. 1, where its inclusion principle bounds them).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+        Symmetric matrix.
+    B : ndarray of shape (n, n)
+        Symmetric positive definite matrix.
+    support : array-like of int
+        The indices ``S`` of the principal submatrices.
+
+    Returns
+    -------
+    ndarray of shape (len(support),)
+        The generalized eigenvalues, ascending.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        If ``B_S`` is not positive definite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.linalg import principal_generalized_eigvalsh
+    >>> A = np.diag([4.0, 9.0, 1.0])
+    >>> B = np.diag([2.0, 3.0, 1.0])
+    >>> principal_generalized_eigvalsh(A, B, [0, 1])
+    array([2., 3.])
+    """
     idx = np.asarray(support, dtype=np.intp)
     sub = np.ix_(idx, idx)
     return scipy.linalg.eigh(A[sub], B[sub], eigvals_only=True, check_finite=False)
@@ -251,8 +400,30 @@ def principal_generalized_eigvalsh(
 def weighted_gram(M: np.ndarray, w: np.ndarray) -> np.ndarray:
     """``Mᵀ diag(w) M`` (q × q), accumulated over blocks of :data:`ROW_BLOCK` rows.
 
-    Blocking keeps the temporary ``diag(w) M`` small, so the memory cost stays O(q²) beyond
-    M itself even for 10⁶ rows.
+    With features as rows and ``w = α²`` this is the weighted affinity ``A_α = Σᵢ αᵢ² mᵢ mᵢᵀ``
+    of Q-α (Wolf & Shashua 2005, Eq. 3). Blocking keeps the temporary ``diag(w) M`` small, so
+    the memory cost stays O(q²) beyond M itself even for 10⁶ rows.
+
+    Parameters
+    ----------
+    M : ndarray of shape (n, q)
+        Features as rows.
+    w : ndarray of shape (n,)
+        One weight per row.
+
+    Returns
+    -------
+    ndarray of shape (q, q)
+        The symmetric weighted Gram matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.linalg import weighted_gram
+    >>> M = np.random.default_rng(0).standard_normal((5, 3))
+    >>> w = np.arange(5.0)
+    >>> bool(np.allclose(weighted_gram(M, w), M.T @ np.diag(w) @ M))
+    True
     """
     q = M.shape[1]
     out = np.zeros((q, q))

@@ -40,8 +40,37 @@ _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$
 def parse_bytes(text: str, name: str = "SPECTRAL_KIT_MEMORY_LIMIT") -> float:
     """Bytes from ``"1073741824"``, ``"512M"``, ``"4G"``, ``"1.5GiB"``, ``"800 MB"``.
 
-    Raises a ValueError naming ``name`` for anything else: an empty string, a number that is
-    not finite or not positive, an unknown unit.
+    K, M, G, T and KiB … TiB are powers of 1024; KB, MB, GB, TB powers of 1000.
+
+    Parameters
+    ----------
+    text : str
+        The size, as written in ``SPECTRAL_KIT_MEMORY_LIMIT``.
+    name : str, default "SPECTRAL_KIT_MEMORY_LIMIT"
+        What the text came from, for the message.
+
+    Returns
+    -------
+    float
+        The size in bytes.
+
+    Raises
+    ------
+    ValueError
+        For anything else, naming ``name``: an empty string, a number that is not finite or
+        not positive, an unknown unit.
+
+    Examples
+    --------
+    >>> from spectral_kit.memory import parse_bytes
+    >>> parse_bytes("512M")
+    536870912.0
+    >>> parse_bytes("1.5 GB")
+    1500000000.0
+    >>> parse_bytes("lots")
+    Traceback (most recent call last):
+    ...
+    ValueError: SPECTRAL_KIT_MEMORY_LIMIT='lots' is not a size; ...
     """
     match = _SIZE.match(str(text))
     unit = match.group(2).lower() if match else None
@@ -60,7 +89,26 @@ def parse_bytes(text: str, name: str = "SPECTRAL_KIT_MEMORY_LIMIT") -> float:
 
 
 def memory_limit() -> float:
-    """The limit in force: ``SPECTRAL_KIT_MEMORY_LIMIT`` when set, else :data:`MEMORY_LIMIT`."""
+    """The limit in force: ``SPECTRAL_KIT_MEMORY_LIMIT`` when set, else :data:`MEMORY_LIMIT`.
+
+    Returns
+    -------
+    float
+        The largest peak working memory, in bytes, that a guarded call may add.
+
+    Raises
+    ------
+    ValueError
+        If ``SPECTRAL_KIT_MEMORY_LIMIT`` is set to something that is not a size.
+
+    Examples
+    --------
+    >>> from spectral_kit.memory import MEMORY_LIMIT, memory_limit
+    >>> MEMORY_LIMIT  # the default: 1 GiB
+    1073741824
+    >>> memory_limit() > 0
+    True
+    """
     text = os.environ.get("SPECTRAL_KIT_MEMORY_LIMIT")
     return float(MEMORY_LIMIT) if text is None else parse_bytes(text)
 
@@ -70,6 +118,29 @@ def check_memory(n_bytes: float, what: str, *, hint: str = "") -> None:
 
     The message says how much would be needed, so that a student meets a clear ValueError
     instead of a ``MemoryError`` (or a machine that swaps for minutes).
+
+    Parameters
+    ----------
+    n_bytes : float
+        Estimated peak memory the call adds, every array alive at once included.
+    what : str
+        What would be allocated, for the message (``"a 50000 × 50000 similarity matrix"``).
+    hint : str, optional
+        What to change instead, appended to the message.
+
+    Raises
+    ------
+    ValueError
+        If ``n_bytes`` exceeds the limit.
+
+    Examples
+    --------
+    >>> from spectral_kit.memory import check_memory
+    >>> check_memory(8 * 1000**2, "a 1000 × 1000 matrix")  # 7.6 MiB: fine
+    >>> check_memory(8 * 10**6 * 10**6, "a 10⁶ × 10⁶ matrix", hint="Use fewer features.")
+    Traceback (most recent call last):
+    ...
+    ValueError: a 10⁶ × 10⁶ matrix would need 7.3 TiB, more than the kit's limit of ...
     """
     if observer is not None:
         observer(n_bytes, what)
@@ -83,7 +154,26 @@ def check_memory(n_bytes: float, what: str, *, hint: str = "") -> None:
 
 
 def format_bytes(n: float) -> str:
-    """``"512 B"``, ``"1.5 KiB"``, ``"2.2 GiB"``."""
+    """A size for a message: ``"512 B"``, ``"1.5 KiB"``, ``"2.2 GiB"``.
+
+    Parameters
+    ----------
+    n : float
+        Size in bytes.
+
+    Returns
+    -------
+    str
+        The size in the largest binary unit (B … TiB) that keeps the number at least 1.
+
+    Examples
+    --------
+    >>> from spectral_kit.memory import format_bytes
+    >>> format_bytes(512)
+    '512 B'
+    >>> format_bytes(1536)
+    '1.5 KiB'
+    """
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024:
             return f"{int(n)} B" if unit == "B" else f"{n:.1f} {unit}"

@@ -38,7 +38,7 @@ _PROJECT_MARGIN = 1.25
 class BudgetExceeded(TimeoutError):
     """A computation stopped because it would not finish within ``max_seconds``.
 
-    Attributes
+    Parameters
     ----------
     what : str
         The computation.
@@ -47,8 +47,26 @@ class BudgetExceeded(TimeoutError):
     estimated : float
         Projected seconds for the whole computation, from the rate measured so far.
     max_seconds : float
+        The budget that was given.
     done : float
         Fraction of the work done.
+    hint : str, optional
+        What to try instead, appended to the message.
+
+    Attributes
+    ----------
+    what, elapsed, estimated, max_seconds, done
+        The parameters, for a caller that handles the exception.
+
+    Examples
+    --------
+    >>> from spectral_kit.progress import BudgetExceeded
+    >>> err = BudgetExceeded("SbS", elapsed=1.0, estimated=40.0, max_seconds=10.0, done=0.025)
+    >>> print(err)
+    SbS would take about 40 s (projected from 2.5 % of the work in 1 s), more than
+    max_seconds=10; stopped. Or raise max_seconds (None: no limit).
+    >>> isinstance(err, TimeoutError)
+    True
     """
 
     def __init__(self, what: str, elapsed: float, estimated: float, max_seconds: float,
@@ -63,7 +81,35 @@ class BudgetExceeded(TimeoutError):
 
 
 def check_max_seconds(max_seconds: Any) -> float | None:
-    """``None`` (no budget) or a positive number of seconds."""
+    """Check a time budget: ``None`` (no budget) or a positive number of seconds.
+
+    Parameters
+    ----------
+    max_seconds : float or None
+        The budget given by the caller.
+
+    Returns
+    -------
+    float or None
+        The budget in seconds, or None.
+
+    Raises
+    ------
+    TypeError
+        If ``max_seconds`` is not a number.
+    ValueError
+        If ``max_seconds`` is not positive and finite.
+
+    Examples
+    --------
+    >>> from spectral_kit.progress import check_max_seconds
+    >>> check_max_seconds(60)
+    60.0
+    >>> check_max_seconds(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_seconds must lie in (0, inf]; got max_seconds=0. ...
+    """
     if max_seconds is None:
         return None
     return check_finite_scalar(max_seconds, "max_seconds", low=0.0, low_inclusive=False,
@@ -71,7 +117,33 @@ def check_max_seconds(max_seconds: Any) -> float | None:
 
 
 def check_progress(progress: Any) -> bool | None:
-    """``None`` (a bar for large work), ``True`` or ``False``."""
+    """Check the ``progress`` argument: ``None`` (a bar for large work), ``True`` or ``False``.
+
+    Parameters
+    ----------
+    progress : None or bool
+        The value given by the caller.
+
+    Returns
+    -------
+    bool or None
+        ``progress`` unchanged.
+
+    Raises
+    ------
+    TypeError
+        For any other value (``1``, ``"yes"``).
+
+    Examples
+    --------
+    >>> from spectral_kit.progress import check_progress
+    >>> check_progress(True)
+    True
+    >>> check_progress(1)
+    Traceback (most recent call last):
+    ...
+    TypeError: progress must be None (a bar for large work ...), True or False; got 1.
+    """
     if progress is None or isinstance(progress, bool):
         return progress
     raise TypeError(
@@ -91,16 +163,38 @@ class Progress:
         Shown on the bar and in :class:`BudgetExceeded`.
     progress : None, bool
         See the module notes.
-    large : bool
-        The work is large enough for a bar when ``progress`` is None.
     max_seconds : float or None
         Budget for the whole computation.
     hint : str
         What to try when the budget is exceeded.
     unit : str
         The name of a unit, for the bar.
+    large : bool
+        The work is large enough for a bar when ``progress`` is None.
     clock : callable
         Seconds since an arbitrary origin (``time.perf_counter``).
+
+    Raises
+    ------
+    BudgetExceeded
+        From :meth:`update`, once the budget is used or the projected total exceeds it.
+
+    Examples
+    --------
+    A fake clock that advances one second per reading shows the budget at work: after one of
+    100 steps, the projection (about 100 s) exceeds ``max_seconds=10``.
+
+    >>> import itertools
+    >>> from spectral_kit.progress import BudgetExceeded, Progress
+    >>> ticks = itertools.count()
+    >>> with Progress(100, "toy loop", progress=False, max_seconds=10,
+    ...               clock=lambda: float(next(ticks))) as bar:
+    ...     try:
+    ...         for _ in range(100):
+    ...             bar.update()
+    ...     except BudgetExceeded as err:
+    ...         print(f"stopped after {bar.done} steps")
+    stopped after 1 steps
     """
 
     def __init__(self, total: int, what: str, *, progress: bool | None = None,

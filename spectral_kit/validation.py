@@ -67,27 +67,48 @@ def check_array(
 ) -> np.ndarray:
     """Return ``value`` as a finite float64 array of the requested dimension.
 
+    Every paper-level function of the kit passes its data through this check first: the
+    algorithms (Wolf & Shashua 2005, Sec. 2; Moghaddam et al. 2006, Sec. 2) are defined for
+    real, finite matrices, so anything else is refused here with a message naming the argument.
+
     Parameters
     ----------
-    value
+    value : array-like
         Array-like input.
-    name
+    name : str
         Argument name used in error messages (``"M"``, ``"X"``, ...).
-    ndim
+    ndim : int, default 2
         Required number of dimensions (1 or 2).
-    min_rows, min_cols
+    min_rows, min_cols : int, default 1
         Smallest allowed extent of axis 0 and axis 1.
-    rows_label, cols_label
+    rows_label, cols_label : str
         What the axes mean, for the message (e.g. ``"features"``, ``"samples"``).
-    copy
+    copy : bool, default False
         Always return a new array, so that the caller may modify it.
+
+    Returns
+    -------
+    numpy.ndarray
+        A float64 array of ``ndim`` dimensions with only finite entries; ``value`` itself when
+        it already is one and ``copy`` is False.
 
     Raises
     ------
     TypeError
-        If ``value`` is not numeric.
+        If ``value`` is not numeric (None, a string, complex numbers, a sparse matrix).
     ValueError
         On a wrong number of dimensions, too few rows/columns, NaN or inf.
+
+    Examples
+    --------
+    >>> from spectral_kit.validation import check_array
+    >>> check_array([[1, 2], [3, 4]], "M")
+    array([[1., 2.],
+           [3., 4.]])
+    >>> check_array([1.0, float("nan")], "M", ndim=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: M contains 1 NaN or infinite value(s); ...
     """
     if value is None:
         raise TypeError(f"{name} must be a numeric array; got None.")
@@ -154,6 +175,34 @@ def check_nonconstant_rows(
 
     Rows are features in the papers' convention; a constant feature cannot be normalised to
     unit norm (Wolf & Shashua 2005, Sec. 2.1), so it must be removed by the caller.
+
+    Parameters
+    ----------
+    M : numpy.ndarray
+        Matrix whose rows are checked (features as rows).
+    name : str, default "M"
+        Argument name used in the message.
+    what : str, default "feature"
+        What a row is, for the message.
+    centered : bool, default True
+        If True a row is refused when it is constant (it vanishes after centring); if False
+        only when it is all zero.
+
+    Raises
+    ------
+    ValueError
+        If some row is constant (or all zero when ``centered`` is False); the message lists
+        the first ten offending indices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.validation import check_nonconstant_rows
+    >>> check_nonconstant_rows(np.array([[1.0, 2.0], [3.0, 5.0]]))  # fine: returns None
+    >>> check_nonconstant_rows(np.array([[1.0, 2.0], [3.0, 3.0]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: M has 1 constant feature(s) (index 1); ...
     """
     scale = np.abs(M).max(axis=1) if M.size else np.zeros(M.shape[0])
     spread = np.ptp(M, axis=1) if centered else scale
@@ -177,7 +226,42 @@ def check_int(
     high: int | None = None,
     hint: str = "",
 ) -> int:
-    """Return ``value`` as an ``int`` in ``[low, high]`` (either bound optional)."""
+    """Return ``value`` as an ``int`` in ``[low, high]`` (either bound optional).
+
+    Parameters
+    ----------
+    value : int
+        The value to check; booleans and floats are refused.
+    name : str
+        Argument name used in error messages.
+    low, high : int, optional
+        Inclusive bounds; None leaves that side open.
+    hint : str, optional
+        A sentence appended to the message of a ValueError (what to do instead).
+
+    Returns
+    -------
+    int
+        ``value`` as a Python ``int``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an integer (a bool, a float, a string).
+    ValueError
+        If ``value`` lies outside ``[low, high]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.validation import check_int
+    >>> check_int(np.int64(3), "k", low=1)
+    3
+    >>> check_int(0, "k", low=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be an integer in [1, inf]; got k=0.
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer; got {_describe(value)}.")
     value = int(value)
@@ -201,7 +285,43 @@ def check_finite_scalar(
     high_inclusive: bool = True,
     hint: str = "",
 ) -> float:
-    """Return ``value`` as a finite ``float`` inside the given (half-)open interval."""
+    """Return ``value`` as a finite ``float`` inside the given (half-)open interval.
+
+    Parameters
+    ----------
+    value : float
+        The value to check; booleans and non-numbers are refused.
+    name : str
+        Argument name used in error messages.
+    low, high : float, optional
+        Bounds of the interval; None leaves that side open.
+    low_inclusive, high_inclusive : bool, default True
+        Whether each bound belongs to the interval.
+    hint : str, optional
+        A sentence appended to the message of a ValueError.
+
+    Returns
+    -------
+    float
+        ``value`` as a Python ``float``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If ``value`` is NaN, infinite or outside the interval.
+
+    Examples
+    --------
+    >>> from spectral_kit.validation import check_finite_scalar
+    >>> check_finite_scalar(0.5, "mu", low=0.0)
+    0.5
+    >>> check_finite_scalar(0.0, "sigma", low=0.0, low_inclusive=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: sigma must lie in (0, inf]; got sigma=0.
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number; got {_describe(value)}.")
     value = float(value)
@@ -222,14 +342,74 @@ def check_finite_scalar(
 
 
 def check_probability(value: Any, name: str) -> float:
-    """Return a level strictly inside (0, 1), such as a confidence level."""
+    """Return a level strictly inside (0, 1), such as a confidence level.
+
+    Parameters
+    ----------
+    value : float
+        The level to check.
+    name : str
+        Argument name used in error messages.
+
+    Returns
+    -------
+    float
+        ``value`` as a Python ``float``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If ``value`` is not strictly between 0 and 1.
+
+    Examples
+    --------
+    >>> from spectral_kit.validation import check_probability
+    >>> check_probability(0.95, "confidence")
+    0.95
+    >>> check_probability(1.0, "confidence")
+    Traceback (most recent call last):
+    ...
+    ValueError: confidence must lie in (0, 1); got confidence=1.
+    """
     return check_finite_scalar(
         value, name, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False
     )
 
 
 def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
-    """Return ``value`` if it is one of ``choices`` (strings)."""
+    """Return ``value`` if it is one of ``choices`` (strings).
+
+    Parameters
+    ----------
+    value : str
+        The option given by the caller.
+    name : str
+        Argument name used in error messages.
+    choices : sequence of str
+        The allowed options.
+
+    Returns
+    -------
+    str
+        ``value`` unchanged.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not one of ``choices``; the message lists them.
+
+    Examples
+    --------
+    >>> from spectral_kit.validation import check_choice
+    >>> check_choice("pca", "method", ["pca", "fda"])
+    'pca'
+    >>> check_choice("svd", "method", ["pca", "fda"])
+    Traceback (most recent call last):
+    ...
+    ValueError: method must be one of 'pca', 'fda'; got 'svd'.
+    """
     if not isinstance(value, str) or value not in choices:
         allowed = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {allowed}; got {_describe(value)}.")
@@ -237,7 +417,42 @@ def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
 
 
 def check_labels(y: Any, n_samples: int, name: str = "y", *, min_classes: int = 2) -> np.ndarray:
-    """Return ``y`` as a 1-D array of length ``n_samples`` with at least ``min_classes``."""
+    """Return ``y`` as a 1-D array of length ``n_samples`` with at least ``min_classes``.
+
+    Parameters
+    ----------
+    y : array-like
+        Class labels (integers or strings), one per sample.
+    n_samples : int
+        Number of samples of the data the labels go with.
+    name : str, default "y"
+        Argument name used in error messages.
+    min_classes : int, default 2
+        Fewest distinct classes allowed.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``y`` as a 1-D array (not copied when it already is one).
+
+    Raises
+    ------
+    TypeError
+        If ``y`` is None, complex, or mixes label types without a common order.
+    ValueError
+        If ``y`` is not 1-D, has the wrong length, holds NaN, looks continuous (non-integer
+        floats), or has fewer than ``min_classes`` classes.
+
+    Examples
+    --------
+    >>> from spectral_kit.validation import check_labels
+    >>> check_labels([0, 1, 1, 0], 4)
+    array([0, 1, 1, 0])
+    >>> check_labels([0, 0, 0], 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: y must contain at least 2 classes; got 1.
+    """
     if y is None:
         raise TypeError(f"{name} must be an array of class labels; got None.")
     arr = np.asarray(y)
@@ -270,8 +485,37 @@ def check_labels(y: Any, n_samples: int, name: str = "y", *, min_classes: int = 
 
 
 def unique_labels(arr: np.ndarray, name: str) -> np.ndarray:
-    """``np.unique(arr)``, or a TypeError naming ``name`` when its labels have no common
-    order (an object array mixing, e.g., numbers and strings)."""
+    """Sorted distinct labels of ``arr``, refusing labels with no common order.
+
+    Parameters
+    ----------
+    arr : numpy.ndarray
+        Labels.
+    name : str
+        Argument name used in the message.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``np.unique(arr)``.
+
+    Raises
+    ------
+    TypeError
+        When the labels have no common order (an object array mixing, e.g., numbers and
+        strings).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.validation import unique_labels
+    >>> unique_labels(np.array(["b", "a", "b"]), "y")
+    array(['a', 'b'], dtype='<U1')
+    >>> unique_labels(np.array([1, "a"], dtype=object), "y")
+    Traceback (most recent call last):
+    ...
+    TypeError: y mixes label types (int, str); ...
+    """
     try:
         return np.unique(arr)
     except TypeError:
@@ -283,7 +527,39 @@ def unique_labels(arr: np.ndarray, name: str) -> np.ndarray:
 
 
 def check_mask(value: Any, name: str, size: int | None = None) -> np.ndarray:
-    """Return a 1-D boolean mask (True/False or 0/1 entries), of length ``size`` if given."""
+    """Return a 1-D boolean mask (True/False or 0/1 entries), of length ``size`` if given.
+
+    Parameters
+    ----------
+    value : array-like
+        The mask.
+    name : str
+        Argument name used in error messages.
+    size : int, optional
+        Required length (for example the number of features).
+
+    Returns
+    -------
+    numpy.ndarray
+        A new boolean array.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not numeric or boolean.
+    ValueError
+        If ``value`` is not 1-D, has the wrong length, or holds values other than 0 and 1.
+
+    Examples
+    --------
+    >>> from spectral_kit.validation import check_mask
+    >>> check_mask([1, 0, 1], "relevant", size=3)
+    array([ True, False,  True])
+    >>> check_mask([1, 2], "relevant")
+    Traceback (most recent call last):
+    ...
+    ValueError: relevant must be a boolean mask (True/False or 0/1 entries).
+    """
     if value is None or isinstance(value, (str, bytes, dict)):
         raise TypeError(f"{name} must be a boolean mask; got {_describe(value)}.")
     arr = np.asarray(value)
@@ -299,7 +575,33 @@ def check_mask(value: Any, name: str, size: int | None = None) -> np.ndarray:
 
 
 def check_same_length(name_a: str, a: Sized, name_b: str, b: Sized) -> None:
-    """Raise if two sequences that should be aligned have different lengths."""
+    """Raise if two sequences that should be aligned have different lengths.
+
+    Parameters
+    ----------
+    name_a : str
+        Name of the first sequence, for the message.
+    a : sized
+        The first sequence.
+    name_b : str
+        Name of the second sequence, for the message.
+    b : sized
+        The second sequence.
+
+    Raises
+    ------
+    ValueError
+        If ``len(a) != len(b)``.
+
+    Examples
+    --------
+    >>> from spectral_kit.validation import check_same_length
+    >>> check_same_length("names", ["a", "b"], "weights", [0.5, 0.5])
+    >>> check_same_length("names", ["a"], "weights", [0.5, 0.5])
+    Traceback (most recent call last):
+    ...
+    ValueError: names has length 1 but weights has length 2; they must match.
+    """
     if len(a) != len(b):
         raise ValueError(
             f"{name_a} has length {len(a)} but {name_b} has length {len(b)}; they must match."
@@ -307,13 +609,64 @@ def check_same_length(name_a: str, a: Sized, name_b: str, b: Sized) -> None:
 
 
 def check_square(A: np.ndarray, name: str) -> None:
-    """Raise unless ``A`` is a square 2-D array."""
+    """Raise unless ``A`` is a square 2-D array.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        The matrix to check.
+    name : str
+        Argument name used in the message.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is not 2-D or not square.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.validation import check_square
+    >>> check_square(np.eye(2), "A")
+    >>> check_square(np.ones((2, 3)), "A")
+    Traceback (most recent call last):
+    ...
+    ValueError: A must be a square matrix; got shape (2, 3).
+    """
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"{name} must be a square matrix; got shape {A.shape}.")
 
 
 def check_symmetric(A: np.ndarray, name: str, *, rtol: float = 1e-8) -> None:
-    """Raise unless ``A`` is square and symmetric up to ``rtol`` relative to its norm."""
+    """Raise unless ``A`` is square and symmetric up to ``rtol`` relative to its norm.
+
+    The eigenvalue results the kit uses (Cauchy interlacing, Weyl, Stewart's bound) hold for
+    symmetric matrices only.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        The matrix to check.
+    name : str
+        Argument name used in the message.
+    rtol : float, default 1e-8
+        Largest allowed ``max |A - A.T|`` relative to ``max |A|``.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is not square, or not symmetric within ``rtol``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.validation import check_symmetric
+    >>> check_symmetric(np.array([[2.0, 1.0], [1.0, 2.0]]), "A")
+    >>> check_symmetric(np.array([[2.0, 1.0], [0.0, 2.0]]), "A")
+    Traceback (most recent call last):
+    ...
+    ValueError: A must be symmetric; max |A - A.T| = 1 ...
+    """
     check_square(A, name)
     scale = max(float(np.abs(A).max(initial=0.0)), 1e-300)
     asym = float(np.abs(A - A.T).max(initial=0.0))
@@ -330,6 +683,35 @@ def as_generator(random_state: Any, name: str = "random_state") -> np.random.Gen
 
     A ``Generator`` is returned as is (so that successive calls advance it); a
     ``RandomState`` seeds a new generator from its stream.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        The seed or source of randomness given by the caller.
+    name : str, default "random_state"
+        Argument name used in error messages.
+
+    Returns
+    -------
+    numpy.random.Generator
+        The generator to draw from.
+
+    Raises
+    ------
+    TypeError
+        If ``random_state`` is of another kind (a bool, a float, a string).
+    ValueError
+        If ``random_state`` is a negative int.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.validation import as_generator
+    >>> rng = as_generator(0)
+    >>> bool(rng.random() == np.random.default_rng(0).random())
+    True
+    >>> as_generator(rng) is rng
+    True
     """
     if random_state is None or isinstance(random_state, (numbers.Integral, np.integer)):
         if isinstance(random_state, (bool, np.bool_)):
@@ -347,7 +729,39 @@ def as_generator(random_state: Any, name: str = "random_state") -> np.random.Gen
 
 
 def check_indices(values: Iterable[Any], name: str, *, size: int) -> np.ndarray:
-    """Return a sorted 1-D array of distinct integer indices into an axis of length ``size``."""
+    """Return a sorted 1-D array of distinct integer indices into an axis of length ``size``.
+
+    Parameters
+    ----------
+    values : iterable of int
+        The indices.
+    name : str
+        Argument name used in error messages.
+    size : int
+        Length of the axis the indices point into.
+
+    Returns
+    -------
+    numpy.ndarray
+        The distinct indices, sorted, as ``intp``.
+
+    Raises
+    ------
+    TypeError
+        If the indices are not integers.
+    ValueError
+        If an index is outside ``[0, size - 1]`` or appears twice.
+
+    Examples
+    --------
+    >>> from spectral_kit.validation import check_indices
+    >>> check_indices([3, 0, 2], "support", size=4)
+    array([0, 2, 3])
+    >>> check_indices([4], "support", size=4)
+    Traceback (most recent call last):
+    ...
+    ValueError: support must contain indices in [0, 3]; got values from 4 to 4.
+    """
     arr = np.asarray(list(values) if not isinstance(values, np.ndarray) else values)
     if arr.size and arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must contain integer indices; got dtype {arr.dtype}.")
@@ -364,16 +778,58 @@ def check_indices(values: Iterable[Any], name: str, *, size: int) -> np.ndarray:
 
 
 def check_data_size(n_rows: float, n_cols: float, names: str, *, copies: float = 3.0) -> None:
-    """Refuse a generated data set whose matrix exceeds the memory limit; ``names`` says
-    which arguments set its size, ``copies`` how many float64 copies of it the generator
-    holds at its peak (measured for each generator: tests/memory_probe.py)."""
+    """Refuse a generated data set whose matrix would exceed the memory limit.
+
+    Parameters
+    ----------
+    n_rows, n_cols : float
+        Shape of the matrix the generator would build.
+    names : str
+        Which arguments set its size, for the message.
+    copies : float, default 3.0
+        How many float64 copies of the matrix the generator holds at its peak (measured for
+        each generator: ``tests/memory_probe.py``).
+
+    Raises
+    ------
+    MemoryError
+        If ``copies · 8 · n_rows · n_cols`` bytes exceed the limit of
+        :func:`spectral_kit.memory.memory_limit`.
+
+    Examples
+    --------
+    >>> from spectral_kit.validation import check_data_size
+    >>> check_data_size(100, 50, "n_samples, n_features")  # 120 kB: fine
+    """
     check_memory(copies * 8.0 * float(n_rows) * float(n_cols),
                  f"a {n_rows} × {n_cols} data matrix ({names})",
                  hint="Ask for a smaller data set.")
 
 
 def max_abs(A: np.ndarray, axis: int | None = None) -> np.ndarray | float:
-    """Largest |entry| (along ``axis``) without an ``|A|`` temporary of the size of A."""
+    """Largest ``|entry|`` of ``A`` (along ``axis``), without a temporary of A's size.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        The array.
+    axis : int, optional
+        Axis to reduce; None reduces over every entry.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``np.abs(A).max(axis=axis)``; 0 (or zeros) for an empty array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.validation import max_abs
+    >>> float(max_abs(np.array([[1.0, -3.0], [2.0, 0.5]])))
+    3.0
+    >>> max_abs(np.array([[1.0, -3.0], [2.0, 0.5]]), axis=0)
+    array([2., 3.])
+    """
     if A.size == 0:
         return 0.0 if axis is None else np.zeros(A.shape[1 - axis] if A.ndim == 2 else 0)
     return np.maximum(A.max(axis=axis), -A.min(axis=axis))
@@ -384,6 +840,25 @@ def scale_exponent(A: np.ndarray) -> int:
 
     Dividing by ``2^e`` is exact in floating point, so a scale-invariant algorithm run on
     ``A · 2^−e`` gives the same result as on A, without A's squares over- or underflowing.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        The array.
+
+    Returns
+    -------
+    int
+        The exponent ``e``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.validation import scale_exponent
+    >>> scale_exponent(np.array([3.0, -5.0]))
+    3
+    >>> scale_exponent(np.zeros(2))
+    0
     """
     peak = float(max_abs(A))
     return int(np.frexp(peak)[1]) if peak > 0 else 0
@@ -397,6 +872,37 @@ def unscale(values: Any, exponent: Any, what: str, *, hint: str = "") -> Any:
     exponent). ``exponent`` may be one per entry. Where the result leaves the range of
     float64 -- an entry becomes inf, or the largest entries become subnormal (0 included) --
     a clear ValueError says so rather than an inf, a 0 or a silently imprecise number.
+
+    Parameters
+    ----------
+    values : float or array-like
+        Quantities computed on the scaled data.
+    exponent : int or array-like of int
+        The power of two to multiply by (one per entry, or one for all).
+    what : str
+        What the values are, for the message.
+    hint : str, optional
+        A sentence appended to the message.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``values · 2^exponent``; ``values`` itself when every exponent is 0.
+
+    Raises
+    ------
+    ValueError
+        If the result overflows or underflows float64.
+
+    Examples
+    --------
+    >>> from spectral_kit.validation import unscale
+    >>> unscale(0.75, 4, "the variance")
+    12.0
+    >>> unscale(1.0, 2000, "the variance")
+    Traceback (most recent call last):
+    ...
+    ValueError: the variance overflows float64 at the scale of the data ...
     """
     if not np.any(exponent):
         return values
@@ -426,6 +932,35 @@ def validate_data_named(estimator: Any, X: Any, y: Any = "no_validation", **kwar
 
     Its messages (e.g. "could not convert string to float") keep their text, so scikit-learn's
     own estimator checks still recognise them; a prefix says it was X (or y) that failed.
+
+    Parameters
+    ----------
+    estimator : sklearn.base.BaseEstimator
+        The estimator whose ``fit``/``transform`` receives the data.
+    X : array-like
+        Samples as rows.
+    y : array-like or "no_validation", default "no_validation"
+        Targets, or the default to validate ``X`` only.
+    **kwargs
+        Passed on to :func:`sklearn.utils.validation.validate_data` (``reset``, ``dtype``, ...).
+
+    Returns
+    -------
+    numpy.ndarray or tuple of numpy.ndarray
+        What ``validate_data`` returns: ``X``, or ``(X, y)`` when ``y`` is given.
+
+    Raises
+    ------
+    ValueError, TypeError
+        scikit-learn's errors, prefixed with the data that failed when their message does not
+        name it.
+
+    Examples
+    --------
+    >>> from sklearn.decomposition import PCA
+    >>> from spectral_kit.validation import validate_data_named
+    >>> validate_data_named(PCA(), [[1, 2], [3, 4]]).shape
+    (2, 2)
     """
     from sklearn.utils.validation import validate_data
 

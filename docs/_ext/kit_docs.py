@@ -44,7 +44,7 @@ BENCHMARKS = DOCS / "benchmarks"
 SUBPACKAGES = (
     "qalpha", "sparse_lda", "weighting", "stability", "theory", "topography", "estimators",
     "baselines", "metrics", "preprocess", "linalg", "datasets", "plots", "widgets",
-    "exercises", "reproduce", "bench", "validation",
+    "exercises", "reproduce", "bench", "validation", "memory", "progress",
 )
 
 #: Public names that are not objects with a docstring of their own (constants, registries).
@@ -367,11 +367,24 @@ def copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
         shutil.copytree(source, target, dirs_exist_ok=True)
 
 
+_FOREIGN_REF = re.compile(r":ref:`([^`<]+?)\s*<[^`>]+>`")
+
+
+def plain_foreign_refs(app: Sphinx, what: str, name: str, obj: Any, options: Any,
+                       lines: list[str]) -> None:
+    """Methods inherited from scikit-learn (``score``, ``fit_transform``, ...) point to labels
+    of scikit-learn's own site (:ref:`accuracy <accuracy_score>`), undefined here: keep
+    their text, drop the link."""
+    if (getattr(obj, "__module__", None) or "").startswith("sklearn"):
+        lines[:] = [_FOREIGN_REF.sub(r"\1", line) for line in lines]
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("kit_binder_url", "", "html")
     # Before autosummary (builder-inited) reads the generated API pages.
     app.connect("config-inited", generate)
     app.connect("builder-inited", check_dataclass_docstrings)
+    app.connect("autodoc-process-docstring", plain_foreign_refs)
     app.connect("build-finished", copy_mathjax)
     app.add_directive("kit-reproductions", ReproductionsDirective)
     app.add_directive("kit-benchmarks", BenchmarksDirective)

@@ -59,6 +59,19 @@ class BenchResult:
         headline.
     headline : bool
         This row is its benchmark's headline: the ratio against the peer a user would pick.
+
+    Examples
+    --------
+    >>> from spectral_kit.bench import BenchResult
+    >>> row = BenchResult("α-step, n=10⁴", 0.02, baseline="eigsh", baseline_seconds=0.5,
+    ...                   headline=True)
+    >>> row.ratio, row.measured
+    (25.0, True)
+    >>> BenchResult("x", 1.0, baseline="peer", baseline_seconds=9.0, extrapolated=True,
+    ...             headline=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: 'x': a headline needs a measured baseline; got an extrapolated one. ...
     """
 
     name: str
@@ -113,7 +126,29 @@ def mark_headline(results: list[BenchResult]) -> list[BenchResult]:
 
 
 def timed(func: Callable[[], Any], *, repeat: int = 1) -> tuple[float, Any]:
-    """Best wall time of ``repeat`` calls, and the last result."""
+    """Best wall time of ``repeat`` calls, and the last result.
+
+    Parameters
+    ----------
+    func : callable
+        Called without arguments.
+    repeat : int, default 1
+        Number of calls; the fastest is reported (the least disturbed by other load).
+
+    Returns
+    -------
+    seconds : float
+        The best wall time.
+    result : object
+        What the last call returned.
+
+    Examples
+    --------
+    >>> from spectral_kit.bench import timed
+    >>> seconds, value = timed(lambda: sum(range(1000)), repeat=3)
+    >>> value, seconds >= 0
+    (499500, True)
+    """
     best, result = float("inf"), None
     for _ in range(repeat):
         gc.collect()
@@ -142,6 +177,28 @@ def peak_memory(func: Callable[[], Any]) -> tuple[int, float, Any]:
 
     Uses :mod:`tracemalloc`, which sees NumPy's array buffers; memory held before the call
     (the input data) is not counted.
+
+    Parameters
+    ----------
+    func : callable
+        Called once, without arguments.
+
+    Returns
+    -------
+    peak_bytes : int
+        Peak traced allocation during the call.
+    seconds : float
+        Wall time of the call (slower than untraced).
+    result : object
+        What ``func`` returned.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.bench import peak_memory
+    >>> peak, seconds, result = peak_memory(lambda: np.ones(10**6).sum())
+    >>> bool(peak >= 8 * 10**6), float(result)  # the 8 MB temporary is seen
+    (True, 1000000.0)
     """
     gc.collect()
     tracemalloc.start()
@@ -165,6 +222,30 @@ def benchmark(name: str) -> Callable:
 
     The registered function (and the name it is bound to) returns its rows through
     :func:`mark_headline`, so every benchmark reports one headline at most.
+
+    Parameters
+    ----------
+    name : str
+        The key in :data:`BENCHMARKS`, as typed in ``spectral-kit bench NAME``.
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the wrapped ``run``.
+
+    Examples
+    --------
+    >>> from spectral_kit.bench import BENCHMARKS, BenchResult, benchmark, timed
+    >>> @benchmark("toy-sum")
+    ... def run(quick):
+    ...     n = 10**3 if quick else 10**5
+    ...     ours, _ = timed(lambda: n * (n - 1) // 2)
+    ...     base, _ = timed(lambda: sum(range(n)))
+    ...     return [BenchResult(f"sum of range({n})", ours, "sum()", base)]
+    >>> rows = BENCHMARKS["toy-sum"](quick=True)
+    >>> rows[0].name, rows[0].headline  # the only measured row becomes the headline
+    ('sum of range(1000)', True)
+    >>> del BENCHMARKS["toy-sum"]  # keep the example out of the kit's benchmarks
     """
 
     def decorate(func: Callable[[bool], list[BenchResult]]) -> Callable:
@@ -187,7 +268,27 @@ LEGEND = (
 
 
 def format_table(results: list[BenchResult]) -> str:
-    """A plain-text table of results, one line each, with the legend under it."""
+    """A plain-text table of results, one line each, with the legend under it.
+
+    Parameters
+    ----------
+    results : list of BenchResult
+        The rows.
+
+    Returns
+    -------
+    str
+        Aligned columns (★, benchmark, ours, baseline, ratio, goal, extra), then the legend.
+
+    Examples
+    --------
+    >>> from spectral_kit.bench import BenchResult, format_table
+    >>> print(format_table([BenchResult("toy", 0.5, "peer", 2.0, headline=True)]))
+    ... # doctest: +ELLIPSIS
+       benchmark  ours [s]  baseline  baseline [s]  ratio  goal  extra
+    ★  toy        0.5       peer      2             4...
+    ★ headline: ...
+    """
     header = ("", "benchmark", "ours [s]", "baseline", "baseline [s]", "ratio", "goal", "extra")
     rows = [header]
     for r in results:

@@ -53,6 +53,18 @@ class StoredRun:
         Processor count, platform, Python and NumPy versions, load average at the end.
     results : tuple of BenchResult
         The rows.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from spectral_kit.bench import BenchResult, load_run, save_run
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     run = load_run(save_run("toy", [BenchResult("toy", 0.5, "peer", 2.0)], folder,
+    ...                             quick=True))
+    >>> run.name, run.quick, run.results[0].ratio
+    ('toy', True, 4.0)
+    >>> run.caption().startswith("Run of ")
+    True
     """
 
     name: str
@@ -90,7 +102,36 @@ class StoredRun:
 
 def save_run(name: str, results: list[BenchResult], folder: Path | str, *,
              quick: bool = False) -> Path:
-    """Write ``folder/name.json`` and return its path."""
+    """Write ``folder/name.json`` and return its path.
+
+    The site's benchmark page (``docs/benchmarks.md``) shows the runs stored this way
+    (``spectral-kit bench NAME --save docs/benchmarks``), with the machine and date.
+
+    Parameters
+    ----------
+    name : str
+        The benchmark.
+    results : list of BenchResult
+        Its rows.
+    folder : path-like
+        Created if missing.
+    quick : bool, default False
+        Whether the rows come from a ``--quick`` run.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from spectral_kit.bench import BenchResult, save_run
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = save_run("toy", [BenchResult("toy", 0.5)], folder)
+    ...     print(path.name, path.exists())
+    toy.json True
+    """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     payload = {
@@ -120,7 +161,34 @@ def _plain(value: object) -> object:
 
 
 def load_run(path: Path | str) -> StoredRun:
-    """Read a file written by :func:`save_run`."""
+    """Read a file written by :func:`save_run`.
+
+    Parameters
+    ----------
+    path : path-like
+        The JSON file.
+
+    Returns
+    -------
+    StoredRun
+        The run with its rows as :class:`BenchResult`.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    json.JSONDecodeError
+        If the file is not JSON.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from spectral_kit.bench import BenchResult, load_run, save_run
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     run = load_run(save_run("toy", [BenchResult("toy", 0.5, "peer", 1.0)], folder))
+    >>> run.results[0].baseline, run.results[0].ratio
+    ('peer', 2.0)
+    """
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     fields = {f.name for f in dataclasses.fields(BenchResult)}
     results = tuple(BenchResult(**{k: v for k, v in row.items() if k in fields})

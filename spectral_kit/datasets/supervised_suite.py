@@ -90,6 +90,29 @@ def make_mean_shift(
     shift : float
         Size of the class offset, in units of the noise's standard deviation.
     random_state : None, int or Generator
+
+    Returns
+    -------
+    SyntheticData
+        ``(X, y, relevant)`` with X of shape ``(n_classes·n_per_class, n_features)``, the
+        labels, and the boolean mask of the relevant features; ``.M = X.T``.
+
+    Raises
+    ------
+    ValueError
+        If a size is out of range (``n_features`` must exceed ``n_relevant``), ``shift`` is
+        negative, or the data would exceed the memory limit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_mean_shift
+    >>> data = make_mean_shift(n_per_class=200, shift=1.5, random_state=0)
+    >>> data.X.shape, int(data.relevant.sum())
+    ((400, 60), 5)
+    >>> gap = data.X[data.y == 1].mean(axis=0) - data.X[data.y == 0].mean(axis=0)
+    >>> bool(np.all(np.abs(gap[:5] - 3.0) < 0.4)), bool(np.all(np.abs(gap[5:]) < 0.4))
+    (True, True)
     """
     n_classes = check_int(n_classes, "n_classes", low=2)
     n_per_class = check_int(n_per_class, "n_per_class", low=1)
@@ -125,7 +148,46 @@ def make_label_and_clusters(
     ``±shift`` with the class; the next ``n_distractors`` are N(0, 1) shifted by
     ``±cluster_shift`` with a second, independent two-group label that y never sees; the rest
     are N(0, 1) noise. Only the first ``n_relevant`` features are relevant to y: a selector
-    that looks for the strongest clusters (unsupervised Q-α) finds the distractors.
+    that looks for the strongest clusters (unsupervised Q-α, Wolf & Shashua 2005) finds the
+    distractors, which is what the supervised variant (Def. 6) must avoid.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples (≥ 4), half in each class.
+    n_features : int
+        Total number of features.
+    n_relevant : int
+        Features shifted with the class (the first ones).
+    n_distractors : int
+        Features shifted with the hidden grouping (the next ones).
+    shift : float
+        Class offset of a relevant feature, in noise standard deviations.
+    cluster_shift : float
+        Group offset of a distractor.
+    random_state : None, int or Generator
+        Source of the draw.
+
+    Returns
+    -------
+    SyntheticData
+        ``(X, y, relevant)``; ``relevant`` marks the first ``n_relevant`` features only.
+
+    Raises
+    ------
+    ValueError
+        If ``n_relevant + n_distractors > n_features`` or a size or shift is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_label_and_clusters
+    >>> data = make_label_and_clusters(n_samples=400, random_state=0)
+    >>> np.flatnonzero(data.relevant)
+    array([0, 1, 2, 3, 4])
+    >>> spread = data.X.std(axis=0)  # the distractors (5-9) spread most, without telling y
+    >>> bool(spread[5:10].min() > spread[:5].max())
+    True
     """
     n_samples = check_int(n_samples, "n_samples", low=4)
     n_distractors = check_int(n_distractors, "n_distractors", low=0)
@@ -163,6 +225,45 @@ def make_xor(
     ``p_0 = (1, 1, 1, 1, …)`` and ``p_1 = (1, −1, 1, −1, …)``. Every relevant feature has mean
     0 and the same spread in both classes (no filter on one feature can see it); what differs
     is their joint sign pattern (for two features, exactly XOR). The rest are N(0, 1) noise.
+    The non-linear problem of Weston et al., as used for supervised Q-α (Wolf & Shashua 2005,
+    Sec. 6).
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples (≥ 4).
+    n_features : int
+        Total number of features.
+    n_relevant : int
+        Features carrying the pattern (≥ 2, the first ones).
+    separation : float
+        Size of the pattern, in noise standard deviations.
+    random_state : None, int or Generator
+        Source of the draw.
+
+    Returns
+    -------
+    SyntheticData
+        ``(X, y, relevant)``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_relevant < 2`` or a size or ``separation`` is out of range.
+
+    Examples
+    --------
+    No single feature tells the classes apart, but the product of two relevant ones does:
+
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_xor
+    >>> data = make_xor(n_samples=2000, random_state=0)
+    >>> X, y = data.X, data.y
+    >>> bool(abs(X[y == 0, 0].mean() - X[y == 1, 0].mean()) < 0.3)
+    True
+    >>> product = X[:, 0] * X[:, 1]
+    >>> bool(product[y == 0].mean() > 2 and product[y == 1].mean() < -2)
+    True
     """
     n_samples = check_int(n_samples, "n_samples", low=4)
     n_features, n_relevant = _check_sizes(n_features, n_relevant)
@@ -334,10 +435,39 @@ MEAN_SHIFT = frozenset(
 
 
 def supervised_suite(random_state: object = None) -> dict[str, SyntheticData]:
-    """One draw of every problem of the suite, each from its own seed.
+    """One draw of every problem of the supervised suite, each from its own seed.
 
-    With an int ``random_state`` the draws are reproducible: problem i uses the seed
-    ``(random_state, i)`` so that adding a problem does not change the others.
+    The synthetic problems on which supervised Q-α (Wolf & Shashua 2005, Def. 6 and Sec. 6) is
+    compared with filters: mean shifts (strong and weak), Weston's linear and non-linear
+    problems, an XOR-like pattern, unbalanced classes, label-blind clusters and correlated
+    distractors, and a difference of variance only. With an int ``random_state`` the draws are
+    reproducible: problem i uses the seed ``(random_state, i)`` so that adding a problem does
+    not change the others.
+
+    Parameters
+    ----------
+    random_state : None, int or Generator
+        A seed (each problem then has its own) or a generator the problems draw from in turn.
+
+    Returns
+    -------
+    dict of str to SyntheticData
+        Problem name → ``(X, y, relevant)``, in the suite's order.
+
+    Raises
+    ------
+    ValueError
+        If ``random_state`` is a negative int.
+
+    Examples
+    --------
+    >>> from spectral_kit.datasets import supervised_suite
+    >>> suite = supervised_suite(0)
+    >>> list(suite)[:2]
+    ['mean shift, 2 classes', 'mean shift, 4 classes']
+    >>> data = suite["mean shift, 2 classes"]
+    >>> data.X.shape == data.M.T.shape
+    True
     """
     if random_state is None or isinstance(random_state, (int, np.integer)):
         base = as_generator(random_state).integers(2**31) if random_state is None else check_int(

@@ -96,7 +96,7 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
 
     Attributes
     ----------
-    alpha_ : ndarray of shape (n_features_in_,)
+    alpha_ : ndarray of shape (``n_features_in_``,)
         The Q-α weights (unit norm, Σα > 0).
     support_ : ndarray of bool
         Mask of the selected features.

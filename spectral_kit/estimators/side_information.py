@@ -40,9 +40,9 @@ class QAlphaSideSelector(SelectorMixin, BaseEstimator):
 
     Attributes
     ----------
-    alpha_ : ndarray of shape (n_features_in_,)
+    alpha_ : ndarray of shape (``n_features_in_``,)
         The weights (unit norm, Σα > 0).
-    side_variance_ : ndarray of shape (n_features_in_,) or None
+    side_variance_ : ndarray of shape (``n_features_in_``,) or None
         The diagonal of D (None when fitted without side data).
     support_ : ndarray of bool
     result_ : QAlphaResult

@@ -67,12 +67,12 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray
-    support_ : ndarray of bool, shape (n_features_in_,)
+    support_ : ndarray of bool, shape (``n_features_in_``,)
         Mask of the selected features (also ``get_support()``).
-    coef_ : ndarray of shape (1, n_features_in_) or (n_classes, n_features_in_)
+    coef_ : ndarray of shape (1, ``n_features_in_``) or (n_classes, ``n_features_in_``)
         Zero outside the support.
     intercept_ : ndarray
-    discriminant_ : ndarray of shape (n_features_in_,)
+    discriminant_ : ndarray of shape (``n_features_in_``,)
         The sparse factor x of Eq. 6 (xᵀ(B + εI)x = 1).
     value_ : float
         λ_max(A_S, B_S + εI), the generalized Rayleigh quotient of the selection.

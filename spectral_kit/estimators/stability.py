@@ -62,11 +62,11 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features_in_)
+    components_ : ndarray of shape (``n_components_``, ``n_features_in_``)
         Sparse loadings (unit rows, zero outside ``support_``).
     n_components_ : int
         The stable k chosen.
-    support_ : ndarray of bool, shape (n_features_in_,)
+    support_ : ndarray of bool, shape (``n_features_in_``,)
         Features kept.
     stable_ks_ : tuple of int
         Every stable k of the kept submatrix.
@@ -74,9 +74,9 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Retention measure at ``n_components_``.
     found_ : bool
         Whether Algorithm 1 met the criterion (False: the fallback above was used).
-    mean_ : ndarray of shape (n_features_in_,)
+    mean_ : ndarray of shape (``n_features_in_``,)
         Training means (PCA) or zeros (LSI).
-    scale_ : ndarray of shape (n_features_in_,)
+    scale_ : ndarray of shape (``n_features_in_``,)
         Ones (PCA) or training column norms (LSI: the cosine is the Gram matrix of the
         normalised columns).
     result_ : SbSResult
@@ -165,7 +165,7 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         return self
 
     def transform(self, X: object) -> np.ndarray:
-        """Coordinates of ``X`` on the sparse loadings, shape (n_samples, n_components_)."""
+        """Coordinates of ``X`` on the sparse loadings, shape (n_samples, ``n_components_``)."""
         check_is_fitted(self, "components_")
         X = validate_data_named(self, X, reset=False, dtype=np.float64,
                                 accept_sparse=("csr", "csc"))

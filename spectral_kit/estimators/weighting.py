@@ -92,20 +92,25 @@ class WeightedPCA(_ReweightedReduction):
 
     Attributes
     ----------
-    alpha_ : ndarray of shape (n_features_in_,)
+    alpha_ : ndarray of shape (``n_features_in_``,)
         The weights α (non-negative, unit norm).
-    weights_ : ndarray of shape (n_features_in_,)
+    weights_ : ndarray of shape (``n_features_in_``,)
         ``√α_``, the factor applied to every normalised feature.
-    components_ : ndarray of shape (n_components_, n_features_in_)
+    components_ : ndarray of shape (``n_components_``, ``n_features_in_``)
         Principal directions of the reweighted, normalised features.
-    explained_variance_ : ndarray of shape (n_components_,)
+    explained_variance_ : ndarray of shape (``n_components_``,)
         Variance of the training samples along each component.
-    mean_, scale_ : ndarray of shape (n_features_in_,)
+    mean_, scale_ : ndarray of shape (``n_features_in_``,)
         Training mean and L2 norm of every centred feature.
     result_ : WeightingResult
     n_iter_ : int
         Iterations of Algo. 1 (1 for the single eigen-solve of Algo. 2).
-    n_components_, n_features_in_, feature_names_in_
+    n_components_ : int
+        Number of components kept.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of str
+        Names of the features seen in ``fit``, when X had string column names.
 
     Examples
     --------
@@ -186,12 +191,31 @@ class WeightedFDA(_ReweightedReduction):
     ----------
     alpha_, weights_, mean_, scale_, result_
         As in :class:`WeightedPCA`.
-    components_ : ndarray of shape (n_components_, n_features_in_)
+    components_ : ndarray of shape (``n_components_``, ``n_features_in_``)
         Discriminant directions in the reweighted, normalised feature space.
-    fisher_ratios_ : ndarray of shape (n_components_,)
+    fisher_ratios_ : ndarray of shape (``n_components_``,)
         ``wᵀS_Bw / wᵀS_Ww`` of every direction on the training data.
     classes_ : ndarray
-    n_components_, n_features_in_, feature_names_in_
+    n_components_ : int
+        Number of components kept.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of str
+        Names of the features seen in ``fit``, when X had string column names.
+
+    Examples
+    --------
+    On Fig. 1's data the three relevant features get the three largest weights:
+
+    >>> import numpy as np
+    >>> from spectral_kit.estimators import WeightedFDA
+    >>> from spectral_kit.datasets.wolf_bileschi import make_wolf_bileschi_fig1
+    >>> data = make_wolf_bileschi_fig1(sigma=0.1, random_state=0)
+    >>> model = WeightedFDA().fit(data.X, data.y)
+    >>> model.transform(data.X).shape  # two classes: one discriminant direction
+    (100, 1)
+    >>> sorted(np.argsort(model.alpha_)[-3:].tolist()) == np.flatnonzero(data.relevant).tolist()
+    True
     """
 
     def __init__(

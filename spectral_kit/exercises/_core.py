@@ -67,6 +67,15 @@ class Exercise:
         Markdown: the code or the reasoning that gives the answer.
     rtol, atol : float
         Tolerance of a correct answer.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import REGISTRY
+    >>> ex = REGISTRY["01.1"]
+    >>> ex.title, ex.kind, ex.params
+    ('the mean triple product (Prop. 9)', 'number', {'q': 20, 'inner_ab': 0.6, 'k': 4})
+    >>> round(ex.expected(), 6)  # k/q · ⟨a, b⟩², Wolf & Shashua 2005, Prop. 9
+    0.072
     """
 
     id: str
@@ -113,7 +122,52 @@ REGISTRY: dict[str, Exercise] = {}
 def exercise(id: str, title: str, params: Mapping[str, Any], *, kind: str = "number",
              hints: tuple[str, ...] | list[str] = (), solution: str = "", rtol: float = 1e-6,
              atol: float = 0.0) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated function as the expected-value computation of exercise ``id``."""
+    """Register the decorated function as the expected-value computation of exercise ``id``.
+
+    The notebook then holds only the question and ``check(id, answer)``; the expected value is
+    computed from ``params`` by the decorated function (with the kit's own functions or a
+    closed form from the paper), so it cannot drift from the library.
+
+    Parameters
+    ----------
+    id : str
+        ``"NN.i"``: notebook NN, exercise i. Unique.
+    title : str
+        What it asks, in a few words.
+    params : mapping
+        The numbers the exercise's text quotes; passed to the function as keyword arguments.
+    kind : str, default "number"
+        One of :data:`KINDS`: how an answer is compared.
+    hints : sequence of str
+        At least one; revealed one at a time by :func:`hint`.
+    solution : str
+        Markdown: the code or reasoning that gives the answer (shown by :func:`solutions`).
+    rtol, atol : float
+        Tolerance of a correct answer.
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the function unchanged.
+
+    Raises
+    ------
+    ValueError
+        When the function is decorated: if ``id`` is registered twice, ``kind`` is unknown,
+        or no hint is given.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import REGISTRY, exercise, verdict
+    >>> @exercise("00.9", "the area of a unit disc", {"r": 1.0},
+    ...           hints=["A = π r²."], solution="`math.pi * r**2`")
+    ... def _area(r):
+    ...     import math
+    ...     return math.pi * r**2
+    >>> verdict("00.9", 3.14159265).status
+    'correct'
+    >>> del REGISTRY["00.9"]  # keep the example out of the kit's exercises
+    """
     def decorate(compute: Callable[..., Any]) -> Callable[..., Any]:
         if id in REGISTRY:
             raise ValueError(f"exercise {id!r} is registered twice.")
@@ -127,8 +181,22 @@ def exercise(id: str, title: str, params: Mapping[str, Any], *, kind: str = "num
 class Verdict:
     """What :func:`check` says about an answer.
 
-    ``status`` is "unanswered", "correct", "close", "wrong" or "invalid" (not a value of the
-    expected kind); ``message`` is the sentence shown to the student.
+    Attributes
+    ----------
+    status : str
+        "unanswered", "correct", "close", "wrong" or "invalid" (not a value of the expected
+        kind).
+    message : str
+        The sentence shown to the student.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import verdict
+    >>> v = verdict("01.1", 0.5)
+    >>> v.status, v.correct
+    ('wrong', False)
+    >>> print(verdict("01.1", ...))
+    Not answered yet: replace ... with your answer and run the cell again.
     """
 
     status: str
@@ -210,7 +278,29 @@ def _judge(ex: Exercise, answer: Any, expected: Any) -> Verdict:
 
 
 def verdict(exercise_id: Any, answer: Any) -> Verdict:
-    """The verdict on ``answer`` to exercise ``exercise_id``; never raises."""
+    """The verdict on ``answer`` to exercise ``exercise_id``; never raises.
+
+    Parameters
+    ----------
+    exercise_id : str
+        A registered exercise (``"01.3"``).
+    answer : object
+        The student's answer; ``...`` (Ellipsis) means "not answered yet".
+
+    Returns
+    -------
+    Verdict
+        ``status`` and the message for the student; an unknown exercise or an answer of the
+        wrong kind is a verdict too, never an exception.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import REGISTRY, verdict
+    >>> verdict("01.1", REGISTRY["01.1"].expected()).status
+    'correct'
+    >>> print(verdict("01.1", "abc"))
+    Not an answer yet: expected a number, got the text 'abc'.
+    """
     try:
         ex = REGISTRY.get(exercise_id) if isinstance(exercise_id, str) else None
         if ex is None:
@@ -268,6 +358,29 @@ def check(exercise_id: Any, answer: Any = _MISSING, expected: Any = _MISSING, *,
 
     ``check(answer, expected)`` compares with an explicit expected value (tolerances
     ``rtol``/``atol``, optional ``hint``).
+
+    Parameters
+    ----------
+    exercise_id : str or object
+        A registered exercise id, or (second form) the answer itself.
+    answer : object, optional
+        The student's answer (first form), or the expected value (second form).
+    expected : object, optional
+        Not used in the first form.
+    rtol, atol : float
+        Tolerances of the second form.
+    hint : str, optional
+        Printed with a wrong answer in the second form.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import check
+    >>> check("01.1", 0.072)
+    Correct.
+    >>> check("01.1", ...)
+    Not answered yet: replace ... with your answer and run the cell again.
+    >>> check(0.5, 0.6)
+    Not quite.
     """
     if answer is _MISSING and expected is _MISSING:
         print("check needs the exercise and your answer: check('01.1', answer).")
@@ -299,6 +412,21 @@ def hint(exercise_id: str, step: int | None = None) -> None:
 
     Each call reveals one more hint, from a nudge to nearly the solution; the earlier ones are
     repeated so that the cell's output reads on its own.
+
+    Parameters
+    ----------
+    exercise_id : str
+        A registered exercise; an unknown one prints the list of exercises.
+    step : int, optional
+        Show the hints up to this one (1-based) instead of one more than last time.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import hint
+    >>> hint("01.1", step=1)
+    Hint 1 of 3: Prop. 8 gives the mean for one random unit vector c; Prop. 9 sums k
+    orthonormal ones.
+    Run hint('01.1') again for the next one.
     """
     ex = REGISTRY.get(exercise_id) if isinstance(exercise_id, str) else None
     if ex is None:
@@ -318,7 +446,20 @@ def hint(exercise_id: str, step: int | None = None) -> None:
 
 
 class Solutions:
-    """Solutions of some exercises, rendered as Markdown in a notebook and as text elsewhere."""
+    """Solutions of some exercises, rendered as Markdown in a notebook and as text elsewhere.
+
+    Parameters
+    ----------
+    exercises : list of Exercise
+        The exercises to show, in order.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import REGISTRY, Solutions
+    >>> print(Solutions([REGISTRY["01.1"]]))  # doctest: +ELLIPSIS
+    Exercise 01.1: the mean triple product (Prop. 9). Answer: 0.072
+    ...
+    """
 
     def __init__(self, exercises: list[Exercise]):
         self.exercises = list(exercises)
@@ -353,6 +494,29 @@ def solutions(notebook: str) -> Solutions:
     """The solutions of every exercise of a notebook ("01") or of one exercise ("01.3").
 
     For a teacher: call it on purpose, e.g. in a cell added at the end of the notebook.
+
+    Parameters
+    ----------
+    notebook : str
+        A notebook number (``"01"``) or an exercise id (``"01.3"``).
+
+    Returns
+    -------
+    Solutions
+        Shown as Markdown in a notebook, as text elsewhere.
+
+    Raises
+    ------
+    TypeError
+        If ``notebook`` is not a string.
+    ValueError
+        If no exercise matches ``notebook``.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import solutions
+    >>> [ex.id for ex in solutions("01").exercises][:3]
+    ['01.1', '01.2', '01.3']
     """
     if not isinstance(notebook, str):
         raise TypeError(f"notebook must be a string such as '01' or '01.3'; got {notebook!r}.")

@@ -175,6 +175,29 @@ def q_alpha_pairwise(
     PairwiseQAlphaResult
         ``alpha`` (the eigenvector of the largest algebraic eigenvalue of G − λB, signed so
         that Σα > 0), ``all_positive``, ``side_energy`` and the usual diagnostics.
+
+    Raises
+    ------
+    TypeError
+        If ``pairs`` is None or holds non-integer indices.
+    ValueError
+        If ``pairs`` is empty, not of shape (n_pairs, 2), names a sample out of range or
+        pairs a sample with itself; or ``k``, ``lam`` or an option is out of range.
+
+    Examples
+    --------
+    Twenty "different-cluster" pairs taken from the labels; the relevant features still get
+    the largest weights:
+
+    >>> import numpy as np
+    >>> from spectral_kit.datasets import make_multiclass_clusters
+    >>> from spectral_kit.qalpha import q_alpha_pairwise
+    >>> data = make_multiclass_clusters(random_state=0)
+    >>> pairs = [(i, j) for i in range(40) for j in range(i + 1, 40)
+    ...          if data.y[i] != data.y[j]][:20]
+    >>> result = q_alpha_pairwise(data.M, pairs, k=3, lam=0.5, random_state=0)
+    >>> sorted(result.top_features(5).tolist()) == np.flatnonzero(data.relevant).tolist()
+    True
     """
     method, init, n_init, max_iter, tol, solver = check_run_options(
         method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol,

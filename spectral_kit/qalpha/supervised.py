@@ -559,7 +559,7 @@ def q_alpha_supervised(
         blocks of Eq. 5 are weighed). Measured on the suite of labelled problems of
         :mod:`spectral_kit.datasets.supervised_suite` and its held-out variants
         (reproduction ``wolf-shashua-2005/supervised-suite``: share of the relevant features
-        among the top-|relevant| α, mean over 20 seeds per problem, 12 problems and 10
+        among the top-``|relevant|`` α, mean over 20 seeds per problem, 12 problems and 10
         held-out variants; ignoring y scores 0.40 / 0.30 on the two, ``f_classif``
         0.75 / 0.80, mutual information 0.74 / 0.70):
 

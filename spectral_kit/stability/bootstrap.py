@@ -108,6 +108,17 @@ class BootstrapIntervals:
         Entries (i ≤ j) whose BCa interval is undefined -- the estimate lies outside the
         range of its bootstrap values, so ``z₀`` is infinite -- and that received the
         percentile interval instead. SciPy returns NaN for these.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.stability import bootstrap_intervals
+    >>> X = np.random.default_rng(0).standard_normal((30, 4))
+    >>> lower, upper = intervals = bootstrap_intervals(X, n_resamples=200, random_state=0)
+    >>> lower.shape, intervals.method, intervals.confidence
+    ((4, 4), 'bca', 0.9)
+    >>> bool(np.all((lower <= intervals.estimate) & (intervals.estimate <= upper)))
+    True
     """
 
     lower: np.ndarray
@@ -155,6 +166,24 @@ class BootstrapDistribution:
     rows, cols : ndarray of int
         The upper-triangle entry of each column (``numpy.triu_indices(p)`` order).
     statistic : str
+
+    Examples
+    --------
+    The stored values give the same intervals as :func:`bootstrap_intervals` with the same
+    seed, and other levels without resampling again:
+
+    >>> import numpy as np
+    >>> from spectral_kit.stability import bootstrap_distribution, bootstrap_intervals
+    >>> X = np.random.default_rng(0).standard_normal((30, 4))
+    >>> dist = bootstrap_distribution(X, n_resamples=200, random_state=0)
+    >>> dist.values.shape  # B × p(p+1)/2
+    (200, 10)
+    >>> direct = bootstrap_intervals(X, n_resamples=200, random_state=0)
+    >>> bool(np.allclose(dist.intervals(0.9, "bca").lower, direct.lower))
+    True
+    >>> wide, narrow = dist.intervals(0.99), dist.intervals(0.5)
+    >>> bool(np.all(wide.width >= narrow.width))
+    True
     """
 
     estimate: np.ndarray
@@ -210,10 +239,41 @@ class BootstrapDistribution:
 def similarity_matrix(X: object, statistic: str = "covariance") -> np.ndarray:
     """The paper's A for data X (samples × features): covariance (PCA) or cosine (LSI).
 
-    The covariance uses the ``n − 1`` denominator; the cosine similarity of features i and j
-    is ``xᵢᵀxⱼ / (‖xᵢ‖ ‖xⱼ‖)`` on the raw (uncentred) columns, as in LSI (Sec. 2.1). X may be
-    a SciPy sparse matrix: A is then built from the sparse Gram matrix ``XᵀX``, centred
-    algebraically.
+    Mavroeidis & Vazirgiannis (2007), Sec. 2.1: SbS-PCA works on the covariance matrix, SbS-LSI
+    on the cosine similarities of the terms. The covariance uses the ``n − 1`` denominator; the
+    cosine similarity of features i and j is ``xᵢᵀxⱼ / (‖xᵢ‖ ‖xⱼ‖)`` on the raw (uncentred)
+    columns, as in LSI. X may be a SciPy sparse matrix: A is then built from the sparse Gram
+    matrix ``XᵀX``, centred algebraically.
+
+    Parameters
+    ----------
+    X : array-like or SciPy sparse matrix, shape (n_samples, n_features)
+        Samples as rows, at least 3. Not modified.
+    statistic : {"covariance", "cosine"}
+        Which similarity.
+
+    Returns
+    -------
+    ndarray of shape (n_features, n_features)
+        The symmetric matrix A.
+
+    Raises
+    ------
+    ValueError
+        If X has fewer than 3 samples, non-finite entries, a constant feature (covariance) or
+        an all-zero feature (cosine), or ``statistic`` is unknown.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.stability import similarity_matrix
+    >>> X = np.random.default_rng(0).standard_normal((30, 4))
+    >>> bool(np.allclose(similarity_matrix(X), np.cov(X, rowvar=False)))
+    True
+    >>> X = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    >>> similarity_matrix(X, "cosine")
+    array([[1. , 0.5],
+           [0.5, 1. ]])
     """
     statistic = check_choice(statistic, "statistic", STATISTICS)
     data = _prepare(X, statistic, in_memory=True)
@@ -245,7 +305,38 @@ def resample_indices(n_samples: int, n_resamples: int, random_state: object = No
     """Bootstrap resamples as a (n_resamples, n_samples) array of sample indices.
 
     Drawn as ``rng.integers(0, n_samples, (n_resamples, n_samples))`` in one call -- the same
-    draw :func:`scipy.stats.bootstrap` makes from the same Generator with ``batch=None``.
+    draw :func:`scipy.stats.bootstrap` makes from the same Generator with ``batch=None``, so
+    that the intervals of Sec. 4.1 (Mavroeidis & Vazirgiannis 2007) can be checked against
+    SciPy's.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples (rows of X), at least 1.
+    n_resamples : int
+        Number of resamples B, at least 1.
+    random_state : None, int or numpy Generator
+        Source of the draw.
+
+    Returns
+    -------
+    ndarray of shape (n_resamples, n_samples)
+        Row b lists the samples drawn in resample b (with repetition).
+
+    Raises
+    ------
+    ValueError, TypeError
+        If a size is not a positive integer or ``random_state`` is invalid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.stability import resample_indices
+    >>> idx = resample_indices(4, 2, random_state=0)
+    >>> idx.shape
+    (2, 4)
+    >>> bool(np.array_equal(idx, np.random.default_rng(0).integers(0, 4, (2, 4))))
+    True
     """
     n_samples = check_int(n_samples, "n_samples", low=3)
     n_resamples = check_int(n_resamples, "n_resamples", low=2)
@@ -310,11 +401,25 @@ def bootstrap_intervals(
         Time budget. The work stops with :class:`~spectral_kit.progress.BudgetExceeded`
         (saying how long it would take) once it has run that long, or earlier, after a few
         per cent of the pairs, when the measured rate projects it well beyond the budget.
+    _then : (float, str), optional
+        Internal: the bytes a caller (:func:`sbs`) allocates next to the results and what
+        they are, added to the memory check; not part of the public interface.
 
     Returns
     -------
     BootstrapIntervals
         ``lower``, ``upper`` (p × p), the estimate A, and bookkeeping; unpacks as a pair.
+
+    Raises
+    ------
+    ValueError
+        If X has fewer than 3 samples, non-finite entries, a constant feature (covariance)
+        or an all-zero feature (cosine); an option is unknown or out of range; or the work
+        would exceed the kit's memory limit.
+    TypeError
+        If X is not numeric.
+    spectral_kit.progress.BudgetExceeded
+        When the work would not finish within ``max_seconds``.
 
     Notes
     -----
@@ -328,6 +433,22 @@ def bootstrap_intervals(
     A resampled feature that happens to be all zero has no cosine with anything; its cosine
     is taken as 0 (a zero vector is orthogonal to every vector). The diagonal of the cosine
     matrix is identically 1 and gets the interval [1, 1].
+
+    Examples
+    --------
+    The intervals of the paper's SbS-PCA (BCa, 90 %), and SciPy's BCa interval of one entry
+    from the same resamples:
+
+    >>> import numpy as np
+    >>> from scipy.stats import bootstrap
+    >>> from spectral_kit.stability import bootstrap_intervals
+    >>> X = np.random.default_rng(0).standard_normal((40, 3))
+    >>> lower, upper = bootstrap_intervals(X, n_resamples=500, random_state=1)
+    >>> ref = bootstrap((X[:, 0], X[:, 1]), lambda a, b: np.cov(a, b)[0, 1], paired=True,
+    ...                 vectorized=False, n_resamples=500, confidence_level=0.9,
+    ...                 method="BCa", random_state=np.random.default_rng(1))
+    >>> bool(np.allclose([lower[0, 1], upper[0, 1]], ref.confidence_interval, atol=1e-8))
+    True
     """
     statistic = check_choice(statistic, "statistic", STATISTICS)
     method = check_choice(method, "method", METHODS)
@@ -391,9 +512,45 @@ def bootstrap_distribution(
 ) -> BootstrapDistribution:
     """Bootstrap values of every entry, stored for repeated interval computations.
 
-    Same resampling and the same numbers as :func:`bootstrap_intervals`; call
-    ``.intervals(confidence, method)`` on the result. Memory about ``8·B·p(p+1)`` bytes for
-    the values and their sorted copy.
+    Same resampling and the same numbers as :func:`bootstrap_intervals` (Mavroeidis &
+    Vazirgiannis 2007, Sec. 4.1); call ``.intervals(confidence, method)`` on the result.
+    Memory about ``8·B·p(p+1)`` bytes for the values and their sorted copy.
+
+    Parameters
+    ----------
+    X : array-like or SciPy sparse matrix, shape (n_samples, n_features)
+        Samples as rows, at least 3. Not modified.
+    statistic : {"covariance", "cosine"}
+        ``"cosine"`` for SbS-LSI, ``"covariance"`` for SbS-PCA.
+    n_resamples : int
+        Number of bootstrap resamples B ≥ 2. Not used when ``resamples`` is given.
+    random_state : None, int or numpy Generator
+        Draws the resamples with :func:`resample_indices`.
+    resamples : array-like of int, shape (B, n_samples), optional
+        Explicit resamples (row b lists the samples drawn in resample b).
+
+    Returns
+    -------
+    BootstrapDistribution
+        The estimate, the bootstrap values of each upper-triangle entry, sorted copies and
+        the BCa accelerations.
+
+    Raises
+    ------
+    ValueError
+        On invalid data (see :func:`bootstrap_intervals`), or when the stored values would
+        exceed the kit's memory limit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.stability import bootstrap_distribution
+    >>> X = np.random.default_rng(0).standard_normal((30, 3))
+    >>> dist = bootstrap_distribution(X, n_resamples=100, random_state=0)
+    >>> dist.n_resamples, dist.n_features, dist.values.shape
+    (100, 3, (100, 6))
+    >>> dist.intervals(0.8, "percentile").lower.shape
+    (3, 3)
     """
     statistic = check_choice(statistic, "statistic", STATISTICS)
     data = _prepare(X, statistic, all_pairs=True)
@@ -423,9 +580,39 @@ def percentile_interval(
     """Percentile interval of one statistic from its bootstrap values.
 
     The (1 − confidence)/2 and (1 + confidence)/2 quantiles of ``values`` -- the rule that
-    :func:`bootstrap_intervals` applies to every entry. With ``quantile_method="inverted_cdf"``
-    the endpoints are the ⌈Bα⌉-th and ⌈B(1−α)⌉-th ordered values (Efron & Tibshirani 1993,
-    Sec. 13.3), the reading of the paper's Example 1.
+    :func:`bootstrap_intervals` applies to every entry (Mavroeidis & Vazirgiannis 2007,
+    Sec. 2.2). With ``quantile_method="inverted_cdf"`` the endpoints are the ⌈Bα⌉-th and
+    ⌈B(1−α)⌉-th ordered values (Efron & Tibshirani 1993, Sec. 13.3), the reading of the paper's
+    Example 1.
+
+    Parameters
+    ----------
+    values : array-like of shape (B,)
+        Bootstrap values of the statistic.
+    confidence : float, default 0.9
+        Coverage in (0, 1).
+    quantile_method : {"linear", "inverted_cdf"}
+        How a quantile of the B values is read (Hyndman & Fan 1996 types 7 and 1).
+
+    Returns
+    -------
+    lower, upper : float
+        The interval's endpoints.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is empty or not finite, ``confidence`` is not in (0, 1), or
+        ``quantile_method`` is unknown.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.stability import percentile_interval
+    >>> percentile_interval(np.arange(1.0, 101.0), 0.9, quantile_method="inverted_cdf")
+    (5.0, 95.0)
+    >>> tuple(round(v, 2) for v in percentile_interval(np.arange(1.0, 101.0), 0.9))
+    (5.95, 95.05)
     """
     vals = check_array(values, "values", ndim=1, min_rows=2)
     confidence = check_probability(confidence, "confidence")

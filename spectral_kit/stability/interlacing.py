@@ -29,7 +29,34 @@ __all__ = [
 
 
 def descending_eigenvalues(A: object, name: str = "A") -> np.ndarray:
-    """Eigenvalues λ₁ ≥ … ≥ λₙ of a symmetric matrix."""
+    """Eigenvalues λ₁ ≥ … ≥ λₙ of a symmetric matrix, in the paper's order.
+
+    Mavroeidis & Vazirgiannis (2007) index eigenvalues in descending order (Sec. 2.4); every
+    test of this module reads them that way.
+
+    Parameters
+    ----------
+    A : array-like of shape (n, n)
+        Symmetric matrix (a covariance or cosine matrix, or a perturbation E).
+    name : str, default "A"
+        Argument name used in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The eigenvalues, descending.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is not a finite, square, symmetric 2-D array.
+
+    Examples
+    --------
+    >>> from spectral_kit.stability import descending_eigenvalues
+    >>> descending_eigenvalues([[2.0, 1.0], [1.0, 2.0]])
+    array([3., 1.])
+    """
     A = check_array(A, name)
     check_symmetric(A, name)
     return scipy.linalg.eigvalsh(0.5 * (A + A.T), check_finite=False)[::-1].copy()
@@ -40,7 +67,32 @@ def _sorted(values: object, name: str) -> np.ndarray:
 
 
 def eigengaps(eigenvalues: object) -> np.ndarray:
-    """``λᵢ − λᵢ₊₁`` for i = 1 … n − 1."""
+    """The eigengaps ``λᵢ − λᵢ₊₁`` for i = 1 … n − 1.
+
+    The gap ``λ_k − λ_{k+1}`` is what Lemma 1 of Mavroeidis & Vazirgiannis (2007) compares with
+    ``4·λ₁(E)``.
+
+    Parameters
+    ----------
+    eigenvalues : array-like of shape (n,)
+        Eigenvalues in any order (sorted descending first).
+
+    Returns
+    -------
+    ndarray of shape (n - 1,)
+        The non-negative gaps between consecutive eigenvalues.
+
+    Raises
+    ------
+    ValueError
+        If ``eigenvalues`` is not a finite 1-D array.
+
+    Examples
+    --------
+    >>> from spectral_kit.stability import eigengaps
+    >>> eigengaps([1.0, 5.0, 4.0])
+    array([1., 3.])
+    """
     lam = _sorted(eigenvalues, "eigenvalues")
     return lam[:-1] - lam[1:]
 
@@ -48,7 +100,33 @@ def eigengaps(eigenvalues: object) -> np.ndarray:
 def interlacing_bounds(eigenvalues: object, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Where the eigenvalues of any order-(n−k) principal submatrix must lie (Corollary 1).
 
-    Returns ``(upper, lower)`` of length n − k with ``λᵢ ≥ μᵢ ≥ λᵢ₊ₖ``.
+    Mavroeidis & Vazirgiannis (2007), Corollary 1 of Cauchy's interlacing theorem (Theorem 2):
+    the eigenvalues μ₁ ≥ … ≥ μₙ₋ₖ of any principal submatrix of order n − k of a symmetric A
+    satisfy ``λᵢ ≥ μᵢ ≥ λᵢ₊ₖ``.
+
+    Parameters
+    ----------
+    eigenvalues : array-like of shape (n,)
+        Eigenvalues of A, in any order.
+    k : int
+        Number of removed rows/columns, ``0 <= k <= n - 1``.
+
+    Returns
+    -------
+    upper, lower : ndarray of shape (n - k,)
+        ``λᵢ`` and ``λᵢ₊ₖ`` for i = 1 … n − k.
+
+    Raises
+    ------
+    ValueError
+        If ``eigenvalues`` is not a finite 1-D array or ``k`` is out of range.
+
+    Examples
+    --------
+    >>> from spectral_kit.stability import interlacing_bounds
+    >>> upper, lower = interlacing_bounds([4.0, 3.0, 2.0, 1.0], 1)
+    >>> upper, lower
+    (array([4., 3., 2.]), array([3., 2., 1.]))
     """
     lam = _sorted(eigenvalues, "eigenvalues")
     n = lam.size
@@ -62,9 +140,40 @@ def cauchy_interlacing(
     """Whether ``λᵢ ≥ μᵢ ≥ λᵢ₊ₖ`` for i = 1 … n − k (Theorem 2 for k = 1, Corollary 1).
 
     ``eigenvalues`` are those of a symmetric matrix of order n, ``sub_eigenvalues`` those of
-    an order-(n−k) principal submatrix; true for every such pair, so a False flags a bug or
-    a matrix that is not a principal submatrix. ``rtol`` absorbs rounding, relative to
-    ``max |λ|``.
+    an order-(n−k) principal submatrix (Mavroeidis & Vazirgiannis 2007, Sec. 2.4); the
+    inequalities hold for every such pair, so a False flags a bug or a matrix that is not a
+    principal submatrix.
+
+    Parameters
+    ----------
+    eigenvalues : array-like of shape (n,)
+        Eigenvalues of the full symmetric matrix, in any order.
+    sub_eigenvalues : array-like of shape (n - k,)
+        Eigenvalues of the submatrix, in any order, ``1 <= n - k <= n``.
+    rtol : float, default 1e-10
+        Tolerance for rounding, relative to ``max |λ|``.
+
+    Returns
+    -------
+    bool
+        True when the interlacing inequalities hold.
+
+    Raises
+    ------
+    ValueError
+        If ``sub_eigenvalues`` has no entry or more entries than ``eigenvalues``, or either is
+        not a finite 1-D array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.stability import cauchy_interlacing
+    >>> B = np.random.default_rng(0).standard_normal((5, 5))
+    >>> A = B + B.T
+    >>> cauchy_interlacing(np.linalg.eigvalsh(A), np.linalg.eigvalsh(A[1:, 1:]))
+    True
+    >>> cauchy_interlacing([3.0, 1.0], [4.0])
+    False
     """
     lam = _sorted(eigenvalues, "eigenvalues")
     mu = _sorted(sub_eigenvalues, "sub_eigenvalues")
@@ -81,15 +190,34 @@ def cauchy_interlacing(
 def lemma1_stable_ks(eigenvalues_A: object, lambda1_E: float) -> tuple[int, ...]:
     """The k with ``λ_k(A) − λ_{k+1}(A) > 4·λ₁(E)`` and ``λ₁(E) > 0`` (Lemma 1).
 
-    For each such k the prerequisites of Stewart's theorem hold and the space spanned by the
-    first k eigenvectors of A is stable under A + E. The proof uses ``λ₁(E) = ‖E‖₂``, true for
-    the entrywise non-negative E of :func:`perturbation_matrix` (Perron–Frobenius); for an E
-    of mixed sign pass ``‖E‖₂`` instead.
+    Mavroeidis & Vazirgiannis (2007), Lemma 1: for each such k the prerequisites of Stewart's
+    theorem (Theorem 1) hold and the space spanned by the first k eigenvectors of A is stable
+    under A + E. The proof uses ``λ₁(E) = ‖E‖₂``, true for the entrywise non-negative E of
+    :func:`perturbation_matrix` (Perron–Frobenius); for an E of mixed sign pass ``‖E‖₂``
+    instead.
+
+    Parameters
+    ----------
+    eigenvalues_A : array-like of shape (n,)
+        Eigenvalues of A, in any order.
+    lambda1_E : float
+        The largest eigenvalue of E (its spectral norm).
 
     Returns
     -------
     tuple of int
         The stable k, ascending (empty when there is none).
+
+    Raises
+    ------
+    ValueError
+        If ``eigenvalues_A`` is not a finite 1-D array or ``lambda1_E`` is not finite.
+
+    Examples
+    --------
+    >>> from spectral_kit.stability import lemma1_stable_ks
+    >>> lemma1_stable_ks([10.0, 9.0, 2.0, 1.5], lambda1_E=0.5)
+    (2,)
     """
     lam = _sorted(eigenvalues_A, "eigenvalues_A")
     lam1 = check_finite_scalar(lambda1_E, "lambda1_E")
@@ -100,14 +228,40 @@ def lemma1_stable_ks(eigenvalues_A: object, lambda1_E: float) -> tuple[int, ...]
 
 
 def lemma1_distance_bound(eigenvalues_A: object, norm_E: float, k: int) -> float | None:
-    """Distance bound for the top-k space of A under *every* perturbation F with ‖F‖₂ ≤ ε.
+    """Distance bound for the top-k space of A under *every* perturbation F with ``‖F‖₂ ≤ ε``.
 
-    Following the proof of Lemma 1: ‖F₁₁‖, ‖F₂₂‖, ‖F₁₂‖ ≤ ε, so δ ≥ λ_k − λ_{k+1} − 2ε, and
-    when λ_k − λ_{k+1} > 4ε Stewart's theorem gives
+    Following the proof of Lemma 1 (Mavroeidis & Vazirgiannis 2007): ‖F₁₁‖, ‖F₂₂‖, ‖F₁₂‖ ≤ ε,
+    so δ ≥ λ_k − λ_{k+1} − 2ε, and when λ_k − λ_{k+1} > 4ε Stewart's theorem (Theorem 1) gives
     ``dist ≤ 2‖F₂₁‖/δ ≤ 2ε / (λ_k − λ_{k+1} − 2ε)`` (< 1). With ε = λ₁(E) = ‖E‖₂ this covers
-    every F with |F| ≤ E entrywise, i.e. every matrix inside all the confidence intervals.
+    every F with ``|F| ≤ E`` entrywise, i.e. every matrix inside all the confidence intervals.
 
-    Returns None when the gap is not larger than 4ε (Lemma 1 does not apply).
+    Parameters
+    ----------
+    eigenvalues_A : array-like of shape (n,)
+        Eigenvalues of A, in any order.
+    norm_E : float
+        ε, the spectral norm of the perturbation (≥ 0).
+    k : int
+        Dimension of the eigenvector space, ``1 <= k <= n - 1``.
+
+    Returns
+    -------
+    float or None
+        The bound ``2ε / (λ_k − λ_{k+1} − 2ε)``, or None when the gap is not larger than 4ε
+        (Lemma 1 does not apply).
+
+    Raises
+    ------
+    ValueError
+        If ``norm_E`` is negative or ``k`` is out of range.
+
+    Examples
+    --------
+    >>> from spectral_kit.stability import lemma1_distance_bound
+    >>> lemma1_distance_bound([10.0, 9.0, 2.0, 1.5], norm_E=0.5, k=2)  # 1 / (7 - 1)
+    0.16666666666666666
+    >>> lemma1_distance_bound([10.0, 9.0, 2.0, 1.5], norm_E=0.5, k=1) is None
+    True
     """
     lam = _sorted(eigenvalues_A, "eigenvalues_A")
     eps = check_finite_scalar(norm_E, "norm_E", low=0.0)
@@ -121,11 +275,12 @@ def lemma1_distance_bound(eigenvalues_A: object, norm_E: float, k: int) -> float
 def proposition1_rules_out(eigenvalues_A: object, eigenvalues_E: object, k: int) -> bool:
     """Proposition 1: no order-(n−k) principal submatrix can satisfy Lemma 1.
 
-    True when ``λᵢ(A) − λᵢ₊ₖ₊₁(A) ≤ 4·λ₁₊ₖ(E)`` for all i = 1 … n − k − 1. By Corollary 1 every
-    eigengap ``μᵢ − μᵢ₊₁`` of an order-(n−k) principal submatrix A′ is at most
-    ``λᵢ − λᵢ₊ₖ₊₁``, while ``μ₁(E′) ≥ λ₁₊ₖ(E)``; so ``μᵢ − μᵢ₊₁ ≤ 4·μ₁(E′)`` for every i, and
-    Lemma 1 fails for A′ -- whichever k features were removed. False means "cannot tell":
-    the submatrix must be eigendecomposed.
+    Mavroeidis & Vazirgiannis (2007), Proposition 1. True when
+    ``λᵢ(A) − λᵢ₊ₖ₊₁(A) ≤ 4·λ₁₊ₖ(E)`` for all i = 1 … n − k − 1. By Corollary 1 every eigengap
+    ``μᵢ − μᵢ₊₁`` of an order-(n−k) principal submatrix A′ is at most ``λᵢ − λᵢ₊ₖ₊₁``, while
+    ``μ₁(E′) ≥ λ₁₊ₖ(E)``; so ``μᵢ − μᵢ₊₁ ≤ 4·μ₁(E′)`` for every i, and Lemma 1 fails for A′ --
+    whichever k features were removed. False means "cannot tell": the submatrix must be
+    eigendecomposed.
 
     Parameters
     ----------
@@ -133,6 +288,26 @@ def proposition1_rules_out(eigenvalues_A: object, eigenvalues_E: object, k: int)
         Eigenvalues of the full A and E.
     k : int
         Number of removed rows/columns, 0 ≤ k ≤ n − 1.
+
+    Returns
+    -------
+    bool
+        True when every order-(n−k) principal submatrix is ruled out.
+
+    Raises
+    ------
+    ValueError
+        If the two sets of eigenvalues differ in length or ``k`` is out of range.
+
+    Examples
+    --------
+    A large perturbation rules out every submatrix; a small one does not:
+
+    >>> from spectral_kit.stability import proposition1_rules_out
+    >>> proposition1_rules_out([10.0, 9.0, 2.0], [3.0, 2.5, 0.1], k=1)
+    True
+    >>> proposition1_rules_out([10.0, 9.0, 2.0], [0.1, 0.1, 0.1], k=1)
+    False
     """
     lam = _sorted(eigenvalues_A, "eigenvalues_A")
     lamE = _sorted(eigenvalues_E, "eigenvalues_E")

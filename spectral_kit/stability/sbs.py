@@ -98,6 +98,29 @@ def stable_principal_submatrix(
     -------
     SbSResult
         With ``diagnosis`` (and ``failed``, ``best`` when nothing met both criteria).
+
+    Raises
+    ------
+    ValueError
+        If A or E is not a finite symmetric matrix of the same shape, E has a negative entry,
+        or an option is out of range.
+
+    Examples
+    --------
+    From the paper's objects: A and its perturbation E from the bootstrap intervals.
+
+    >>> import numpy as np
+    >>> from spectral_kit.stability import (bootstrap_intervals, perturbation_matrix,
+    ...                                     stable_principal_submatrix)
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.standard_normal((200, 1))
+    >>> X = np.hstack([3 * z + 0.3 * rng.standard_normal((200, 3)),
+    ...                rng.standard_normal((200, 3))])
+    >>> iv = bootstrap_intervals(X, n_resamples=200, random_state=0)
+    >>> E = perturbation_matrix(iv.estimate, iv.lower, iv.upper)
+    >>> result = stable_principal_submatrix(iv.estimate, E, retain=0.5)
+    >>> result.found, result.k, result.kept
+    (True, 1, array([0, 1, 2, 3, 4, 5]))
     """
     A, E = check_matrix_and_perturbation(A, E)
     if (E < 0).any():
@@ -345,6 +368,29 @@ def sbs(
     -------
     SbSResult
         With ``intervals`` set.
+
+    Raises
+    ------
+    ValueError
+        On invalid data or options (see :func:`bootstrap_intervals` and
+        :func:`stable_principal_submatrix`), or when the work would exceed the kit's memory
+        limit.
+    spectral_kit.progress.BudgetExceeded
+        When the call would not finish within ``max_seconds``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.stability import sbs, sparse_loadings
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.standard_normal((200, 1))  # one factor behind features 0-2; 3-5 are noise
+    >>> X = np.hstack([3 * z + 0.3 * rng.standard_normal((200, 3)),
+    ...                rng.standard_normal((200, 3))])
+    >>> result = sbs(X, "pca", retain=0.5, n_resamples=200, random_state=0)
+    >>> result.found, result.k, result.kept
+    (True, 1, array([0, 1, 2, 3, 4, 5]))
+    >>> result.intervals.method, result.intervals.n_resamples
+    ('bca', 200)
     """
     variant = check_choice(variant, "variant", tuple(VARIANTS))
     statistic = VARIANTS[variant]
@@ -461,6 +507,26 @@ def sparse_loadings(result: SbSResult, k: int | None = None) -> np.ndarray:
     ndarray of shape (n_features, k)
         Zero outside ``result.kept``; each column has unit norm and its entries sum to a
         non-negative number (a fixed sign, so that runs compare).
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is out of range, or the result holds no stable k and none is given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.stability import sbs, sparse_loadings
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.standard_normal((200, 1))  # one factor behind features 0-2; 3-5 are noise
+    >>> X = np.hstack([3 * z + 0.3 * rng.standard_normal((200, 3)),
+    ...                rng.standard_normal((200, 3))])
+    >>> result = sbs(X, "pca", retain=0.5, n_resamples=200, random_state=0)
+    >>> loadings = sparse_loadings(result)
+    >>> loadings.shape
+    (6, 1)
+    >>> bool(np.all(np.abs(loadings[:3]) > 0.5)), bool(np.all(np.abs(loadings[3:]) < 0.1))
+    (True, True)
     """
     if not isinstance(result, SbSResult):
         raise TypeError(f"result must be an SbSResult; got {type(result).__name__}.")

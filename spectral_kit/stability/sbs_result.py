@@ -45,6 +45,21 @@ class SbSStep:
         Proposition 1 excluded A′ before any eigendecomposition.
     eigendecomposed : bool
         Algorithm 1 computed the eigenvalues of A′ (steps that were not ruled out).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.stability import sbs, sparse_loadings
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.standard_normal((200, 1))  # one factor behind features 0-2; 3-5 are noise
+    >>> X = np.hstack([3 * z + 0.3 * rng.standard_normal((200, 3)),
+    ...                rng.standard_normal((200, 3))])
+    >>> result = sbs(X, "pca", retain=0.5, n_resamples=200, random_state=0)
+    >>> step = result.trajectory[0]  # the full matrix
+    >>> step.n_features, step.stable_ks, step.eigendecomposed
+    (6, (1,), True)
+    >>> bool(step.eigengaps[0] > step.threshold)  # Lemma 1 holds for k = 1
+    True
     """
 
     n_features: int
@@ -111,6 +126,22 @@ class SbSResult:
         more than 1): how far the data were from stability.
     diagnosis : str
         In words: what was found, or which criterion failed, at which a, and what to try.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.stability import sbs, sparse_loadings
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.standard_normal((200, 1))  # one factor behind features 0-2; 3-5 are noise
+    >>> X = np.hstack([3 * z + 0.3 * rng.standard_normal((200, 3)),
+    ...                rng.standard_normal((200, 3))])
+    >>> result = sbs(X, "pca", retain=0.5, n_resamples=200, random_state=0)
+    >>> result.found, result.k, result.stopped
+    (True, 1, 'criteria met')
+    >>> round(result.retained, 3)
+    0.895
+    >>> print(result.diagnosis)
+    Found: k = 1 eigenvector(s) of 6 of 6 features are stable (Lemma 1) and retain a = 0.895 ≥ 0.5.
     """
 
     found: bool
@@ -144,11 +175,39 @@ def retained_fraction(
 ) -> np.ndarray:
     """Termination measure for k = 1 … n: ``Σ_{i≤k} μᵢ / total``, or its square root.
 
-    ``"variance"`` is PCA's fraction of the original variance (Sec. 4.3, with A′ a principal
-    submatrix of the covariance matrix and ``total`` = trace of the full one) and, for LSI,
-    the fraction of the squared Frobenius norm of the (unit-norm) term vectors kept by the
-    projection onto k eigenvectors. ``"frobenius"`` is its square root,
-    ``‖U_kᵀD′‖_F / ‖D‖_F`` where A = DDᵀ.
+    ``"variance"`` is PCA's fraction of the original variance (Mavroeidis & Vazirgiannis 2007,
+    Sec. 4.3, with A′ a principal submatrix of the covariance matrix and ``total`` = trace of
+    the full one) and, for LSI, the fraction of the squared Frobenius norm of the (unit-norm)
+    term vectors kept by the projection onto k eigenvectors. ``"frobenius"`` is its square
+    root, ``‖U_kᵀD′‖_F / ‖D‖_F`` where A = DDᵀ.
+
+    Parameters
+    ----------
+    eigenvalues : array-like of shape (n,)
+        Eigenvalues μ of the submatrix A′, in any order (sorted descending first).
+    total : float
+        The denominator: trace of the original A (positive).
+    criterion : {"variance", "frobenius"}
+        Which measure.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The measure for k = 1 … n, non-decreasing.
+
+    Raises
+    ------
+    ValueError
+        If ``total`` is not positive, ``eigenvalues`` is not a finite 1-D array or
+        ``criterion`` is unknown.
+
+    Examples
+    --------
+    >>> from spectral_kit.stability import retained_fraction
+    >>> retained_fraction([1.0, 3.0], total=5.0)
+    array([0.6, 0.8])
+    >>> retained_fraction([1.0, 3.0], total=5.0, criterion="frobenius").round(4)
+    array([0.7746, 0.8944])
     """
     criterion = check_choice(criterion, "criterion", CRITERIA)
     total = check_finite_scalar(total, "total", low=0.0, low_inclusive=False)

@@ -67,6 +67,13 @@ class Detectability:
         Predicted top eigenvalue of A: ``θ + cθ/(θ − 1)`` when detectable, else the edge.
     overlap : float
         Predicted ``cos²`` between A's top eigenvector and v₁: ``1 − c/(θ − 1)²`` or 0.
+
+    Examples
+    --------
+    >>> from spectral_kit.weighting import detectability
+    >>> d = detectability(3.0, n_irrelevant=200, n_samples=100)
+    >>> d.detectable, round(d.threshold, 4), round(d.overlap, 3)
+    (True, 2.4142, 0.5)
     """
 
     signal: float
@@ -91,7 +98,35 @@ class Detectability:
 
 
 def detectability_threshold(n_irrelevant: int, n_samples: int) -> float:
-    """``1 + √(n₂/q)``: the weakest relevant signal θ that emerges from the Wishart bulk."""
+    """``1 + √(n₂/q)``: the weakest relevant signal θ that emerges from the Wishart bulk.
+
+    Wolf & Bileschi (2005), Sec. 2: above this signal strength the top eigenvector of all n₁ + n₂
+    features still overlaps the relevant direction (the spiked-covariance transition); below
+    it, it is noise.
+
+    Parameters
+    ----------
+    n_irrelevant : int
+        n₂ ≥ 0, the number of irrelevant features.
+    n_samples : int
+        q ≥ 1, the number of samples.
+
+    Returns
+    -------
+    float
+        The threshold on θ.
+
+    Raises
+    ------
+    ValueError
+        If a count is negative (or ``n_samples`` is 0).
+
+    Examples
+    --------
+    >>> from spectral_kit.weighting import detectability_threshold
+    >>> detectability_threshold(400, 100)  # 1 + √4
+    3.0
+    """
     n2 = check_int(n_irrelevant, "n_irrelevant", low=0)
     q = check_int(n_samples, "n_samples", low=1)
     return 1.0 + float(np.sqrt(n2 / q))
@@ -100,8 +135,33 @@ def detectability_threshold(n_irrelevant: int, n_samples: int) -> float:
 def critical_irrelevant(signal: float, n_samples: int) -> float:
     """``q (θ − 1)²``: the number of irrelevant features at which a signal θ drowns.
 
-    Below it the top principal direction of all features still follows the relevant
-    structure; above it, it is noise. Zero when θ ≤ 1.
+    Wolf & Bileschi (2005), Sec. 2, solved for n₂: below it the top principal direction of all
+    features still follows the relevant structure; above it, it is noise. Zero when θ ≤ 1.
+
+    Parameters
+    ----------
+    signal : float
+        θ ≥ 0, the relevant signal (see :func:`relevant_signal`).
+    n_samples : int
+        q ≥ 1.
+
+    Returns
+    -------
+    float
+        The critical n₂.
+
+    Raises
+    ------
+    ValueError
+        If ``signal`` is negative or not finite, or ``n_samples`` < 1.
+
+    Examples
+    --------
+    >>> from spectral_kit.weighting import critical_irrelevant, detectability_threshold
+    >>> critical_irrelevant(3.0, 100)
+    400.0
+    >>> detectability_threshold(400, 100)  # the same boundary, read the other way
+    3.0
     """
     theta = check_finite_scalar(signal, "signal", low=0.0)
     q = check_int(n_samples, "n_samples", low=1)
@@ -168,6 +228,25 @@ def relevant_signal(M_relevant: object) -> float:
     M_relevant : array-like of shape (n_relevant, n_samples)
         The relevant feature rows (raw; they are centred and normalised here, as the
         irrelevant rows are in the Sec. 2 model).
+
+    Returns
+    -------
+    float
+        θ = λ₁(A₁) (n₁ when the relevant rows are identical up to scale and offset).
+
+    Raises
+    ------
+    ValueError
+        If the rows are not finite or one is constant.
+
+    Examples
+    --------
+    Three copies of one feature give the ideal θ = n₁ = 3:
+
+    >>> import numpy as np
+    >>> from spectral_kit.weighting import relevant_signal
+    >>> round(relevant_signal(np.vstack([np.arange(10.0)] * 3)), 10)
+    3.0
     """
     M1 = preprocess_rows(M_relevant, name="M_relevant")
     s = scipy.linalg.svdvals(M1, check_finite=False)

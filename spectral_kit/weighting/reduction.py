@@ -41,6 +41,15 @@ class Projection:
         ``wᵀS_Bw / wᵀS_Ww`` for FDA; decreasing.
     center : ndarray of shape (n_features,)
         The mean sample of M̃, subtracted before projecting.
+
+    Examples
+    --------
+    >>> from spectral_kit.weighting import weighted_pca
+    >>> from spectral_kit.datasets.wolf_bileschi import make_wolf_bileschi_fig1
+    >>> data = make_wolf_bileschi_fig1(sigma=0.1, random_state=0)  # 3 relevant of 203
+    >>> proj = weighted_pca(data.M, n_components=2)
+    >>> proj.W.shape, proj.embedding.shape, proj.center.shape
+    ((203, 2), (100, 2), (203,))
     """
 
     W: np.ndarray
@@ -52,18 +61,33 @@ class Projection:
 def reweight(M: object, alpha: object) -> np.ndarray:
     """``M̃ = diag(√α) M`` (Sec. 3): every feature row scaled by the square root of its weight.
 
+    Wolf & Bileschi (2005), Sec. 3: a weighting α (non-negative, unit norm) enters PCA or FDA
+    through the reweighted data ``M̃``, whose Gram matrix is ``Σᵢ αᵢ mᵢmᵢᵀ``.
+
     Parameters
     ----------
     M : array-like of shape (n_features, n_samples)
-        Features as rows (preprocess them first if the weights were computed on centred,
-        unit-norm rows).
+        Data with features as rows. Not modified.
     alpha : array-like of shape (n_features,)
         Non-negative weights.
 
     Returns
     -------
-    ndarray
-        A new array; M is not modified.
+    ndarray of shape (n_features, n_samples)
+        A new array.
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` has a negative entry or the wrong length, or M is not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.weighting import reweight
+    >>> reweight(np.array([[1.0, 2.0], [3.0, 4.0]]), [0.25, 1.0])
+    array([[0.5, 1. ],
+           [3. , 4. ]])
     """
     M = check_array(M, "M", rows_label="features (rows)", cols_label="samples (columns)")
     a = check_array(alpha, "alpha", ndim=1)
@@ -100,24 +124,50 @@ def weighted_pca(
 ) -> Projection:
     """Principal components of the reweighted data (Algo. 1, steps 3–4; Algo. 2, step 3).
 
+    Wolf & Bileschi (2005): PCA on ``M̃ = diag(√α) M``, the second stage of "select, then
+    reduce" with the same criterion as the weighting.
+
     Parameters
     ----------
     M : array-like of shape (n_features, n_samples)
-        Features as rows.
+        Data with features as rows. Not modified.
     alpha : array-like of shape (n_features,), optional
-        Weights from :func:`pca_weights` / :func:`parameter_free_weights`; ``None`` is plain
-        PCA.
+        Weights from :func:`pca_weights` or :func:`parameter_free_weights`; None is plain PCA.
     n_components : int
-        Number of components, ``1 ≤ n_components ≤ min(n_features, n_samples)``.
+        Number of principal directions.
     preprocess : bool
-        Centre the rows and scale them to unit norm before reweighting -- the rows the
-        weights were computed on. With False M is only centred (plain PCA on raw values).
+        Centre the rows and scale them to unit norm first.
 
     Returns
     -------
     Projection
-        Orthonormal W, the samples' coordinates and the variances σ_i = s_i². Each
-        component is signed so that its loadings sum to a positive number.
+        The directions W (in feature space), the samples' coordinates, the variances along
+        them and the centre.
+
+    Raises
+    ------
+    ValueError
+        If ``n_components`` is out of range, ``alpha`` has the wrong length or a negative
+        entry, or M is invalid.
+
+    Examples
+    --------
+    On Fig. 1's data, the weighted first component separates the clusters far better than
+    the unweighted one, which is drowned by 200 irrelevant features:
+
+    >>> import numpy as np
+    >>> from spectral_kit.weighting import pca_weights, weighted_pca
+    >>> from spectral_kit.datasets.wolf_bileschi import make_wolf_bileschi_fig1
+    >>> data = make_wolf_bileschi_fig1(sigma=0.1, random_state=0)  # 3 relevant of 203
+    >>> alpha = pca_weights(data.M, k=2, random_state=0).alpha
+    >>> proj = weighted_pca(data.M, alpha, n_components=2)
+    >>> plain = weighted_pca(data.M, n_components=2)
+    >>> def separation(p):
+    ...     first = p.embedding[:, 0]
+    ...     a, b = first[data.y == 0], first[data.y == 1]
+    ...     return abs(a.mean() - b.mean()) / np.sqrt((a.var() + b.var()) / 2)
+    >>> bool(separation(proj) > 3 * separation(plain))
+    True
     """
     Mt = _prepare(M, alpha, preprocess, min_samples=2)
     n, q = Mt.shape
@@ -176,6 +226,22 @@ def weighted_fda(
     Projection
         W (n_features × n_components) with ``WᵀS_WW = I`` up to the tiny ridge
         :data:`FISHER_RIDGE`, the samples' coordinates, and the Fisher ratios.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` does not match M, has fewer than two classes, or an option is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.weighting import supervised_weights, weighted_fda
+    >>> from spectral_kit.datasets.wolf_bileschi import make_wolf_bileschi_fig1
+    >>> data = make_wolf_bileschi_fig1(sigma=0.1, random_state=0)  # 3 relevant of 203
+    >>> alpha = supervised_weights(data.M, data.y, lam=1.0).alpha
+    >>> proj = weighted_fda(data.M, data.y, alpha)
+    >>> proj.embedding.shape[0], bool(np.all(np.diff(proj.values) <= 0))
+    (100, True)
     """
     Mt = _prepare(M, alpha, preprocess, min_samples=3)
     n, q = Mt.shape

@@ -49,6 +49,17 @@ class WeightingResult:
     details : object, optional
         The underlying run when there is one: the :class:`~spectral_kit.qalpha.QAlphaResult`
         of Algo. 1 (its ``Q``, ``objective``, ``n_iter``, ``converged``).
+
+    Examples
+    --------
+    >>> from spectral_kit.weighting import pca_weights
+    >>> from spectral_kit.datasets.wolf_bileschi import make_wolf_bileschi_fig1
+    >>> data = make_wolf_bileschi_fig1(sigma=0.1, random_state=0)  # 3 relevant of 203
+    >>> result = pca_weights(data.M, k=2, random_state=0)
+    >>> result.algorithm, result.alpha.shape
+    ('q-alpha', (203,))
+    >>> sorted(result.top_features(3).tolist()) == sorted(data.relevant.nonzero()[0].tolist())
+    True
     """
 
     alpha: np.ndarray
@@ -99,6 +110,14 @@ def nonnegative_weights(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         u at unit norm with that sign.
     negative_mass : float
         ``‖min(u, 0)‖² / ‖u‖²``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.weighting import nonnegative_weights
+    >>> alpha, u, negative_mass = nonnegative_weights(np.array([-3.0, -4.0, 0.5]))
+    >>> alpha, round(negative_mass, 4)
+    (array([0.6, 0.8, 0. ]), 0.0099)
     """
     u = check_array(u, "u", ndim=1)
     scale = float(np.abs(u).max())

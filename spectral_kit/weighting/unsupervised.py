@@ -85,6 +85,21 @@ def parameter_free_operator(M: np.ndarray) -> HadamardGramOperator:
     ----------
     M : ndarray of shape (n, q)
         Rows already centred and of unit norm.
+
+    Returns
+    -------
+    HadamardGramOperator
+        ``H = (MMᵀ)^∘2``, applied to a vector in O(nq) memory without forming the n × n
+        matrix; ``.dense()`` forms it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.weighting import parameter_free_operator
+    >>> M = np.random.default_rng(0).standard_normal((6, 4))
+    >>> H = parameter_free_operator(M)
+    >>> bool(np.allclose(H.dense(), (M @ M.T) ** 2))
+    True
     """
     M = check_array(M, "M", rows_label="features (rows)", cols_label="samples (columns)")
     return HadamardGramOperator([HadamardTerm(M, 1.0, L=M)])
@@ -199,6 +214,17 @@ def pca_weights(
         ``alpha`` (Q-α's α with any negative entries set to zero, renormalised; the paper
         expects them positive) and ``details``, the full
         :class:`~spectral_kit.qalpha.QAlphaResult` (Q, objective, n_iter, converged).
+
+    Examples
+    --------
+    >>> from spectral_kit.weighting import pca_weights
+    >>> from spectral_kit.datasets.wolf_bileschi import make_wolf_bileschi_fig1
+    >>> data = make_wolf_bileschi_fig1(sigma=0.1, random_state=0)  # 3 relevant of 203
+    >>> result = pca_weights(data.M, k=2, random_state=0)
+    >>> result.details.converged
+    True
+    >>> bool(result.alpha[data.relevant].min() > result.alpha[~data.relevant].max())
+    True
     """
     if array_kind(M) is not None:  # Dask or array-API M: spectral_kit.backends
         from ..backends.weighting import pca_weights as scaled

@@ -90,6 +90,28 @@ class Explorer:
         redraw excluded).
     errors : list of str
         Tracebacks of failed updates (also shown in red below the figure).
+
+    Examples
+    --------
+    A minimal explorer: one canonical slider, one animated artist, computed in ``_render``.
+
+    >>> from spectral_kit.widgets import Explorer, make_slider
+    >>> class Level(Explorer):
+    ...     def _build_controls(self):
+    ...         return {"mu": make_slider("mu")}
+    ...     def _draw(self, figure):
+    ...         ax = figure.subplots()
+    ...         ax.set_xlim(0, 1)
+    ...         ax.set_ylim(-1, 1)
+    ...         (self.line,) = ax.plot([0, 1], [0, 0])
+    ...         self.animate(self.line)
+    ...     def _render(self, values):
+    ...         self.line.set_ydata([values["mu"]] * 2)
+    >>> explorer = Level()
+    >>> _ = explorer.update(mu=0.5)
+    >>> float(explorer.line.get_ydata()[0]), explorer.errors
+    (0.5, [])
+    >>> explorer.close()
     """
 
     #: Figure size in inches.

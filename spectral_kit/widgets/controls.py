@@ -33,6 +33,15 @@ class SliderSpec:
     costly : bool
         When true the slider updates only on release (``continuous_update=False``) because
         each value triggers real computation; cheap sliders follow the drag.
+
+    Examples
+    --------
+    >>> from spectral_kit.widgets import SLIDERS
+    >>> spec = SLIDERS["lam"]
+    >>> spec.label, spec.kind, (spec.min, spec.max)  # λ from 10⁻³ to 10³
+    ('λ', 'log', (-3.0, 3.0))
+    >>> SLIDERS["confidence"].costly  # recomputes on release, not while dragging
+    True
     """
 
     label: str
@@ -78,10 +87,40 @@ def make_slider(
 ) -> widgets.Widget:
     """A slider for the canonical control ``name``, optionally with a narrower range.
 
+    Every explorer builds its controls here, so that μ, σ, λ, k, ... look and behave the same
+    in every notebook (CONTRIBUTING: add a kind to :data:`SLIDERS` rather than an ad-hoc
+    slider).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SLIDERS` (``"n"``, ``"mu"``, ``"sigma"``, ``"k"``, ``"lam"``, ...).
+    min, max, step, value : float, optional
+        Override the range, step and default of the canonical spec (exponents for a ``"log"``
+        slider's ``min``/``max``; ``value`` itself for its value).
+    costly : bool, optional
+        Override whether the slider updates only on release.
+
+    Returns
+    -------
+    ipywidgets.Widget
+        An ``IntSlider``, ``FloatSlider`` or ``FloatLogSlider``.
+
     Raises
     ------
     ValueError
         For an unknown name or a value outside the range.
+
+    Examples
+    --------
+    >>> from spectral_kit.widgets import make_slider
+    >>> slider = make_slider("k", max=8, value=3)
+    >>> type(slider).__name__, slider.description, slider.value, slider.max
+    ('IntSlider', 'k', 3, 8)
+    >>> make_slider("lam", value=1e4)
+    Traceback (most recent call last):
+    ...
+    ValueError: value 10000.0 of lam is outside 10^[-3.0, 3.0].
     """
     if name not in SLIDERS:
         raise ValueError(f"name must be one of {', '.join(SLIDERS)}; got {name!r}.")

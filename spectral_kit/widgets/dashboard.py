@@ -102,6 +102,14 @@ class Dashboard:
     ----------
     explorers : dict of title → Explorer, optional
         Defaults to :func:`default_explorers` (the five explorers of :data:`CARDS`).
+
+    Examples
+    --------
+    >>> from spectral_kit.widgets import Dashboard, PositivityExplorer
+    >>> dashboard = Dashboard({"Positivity": PositivityExplorer()})
+    >>> list(dashboard.explorers), type(dashboard.widget).__name__
+    (['Positivity'], 'Box')
+    >>> dashboard.close()
     """
 
     def __init__(self, explorers: dict[str, Explorer] | None = None):

@@ -166,6 +166,18 @@ class DetectabilityExplorer(Explorer):
         Seed of the data (default 0: at σ = 0.1 its θ ≈ 2.1 drowns beyond n₂ ≈ 120).
     **values
         Initial slider values (``n_irrelevant``, ``sigma``).
+
+    Examples
+    --------
+    Headless (a notebook shows the controls and the figure when ``explorer`` is the last
+    expression of a cell):
+
+    >>> from spectral_kit.widgets import DetectabilityExplorer
+    >>> explorer = DetectabilityExplorer()
+    >>> _ = explorer.update(n_irrelevant=50)
+    >>> explorer.values["n_irrelevant"], explorer.errors
+    (50, [])
+    >>> explorer.close()
     """
 
     figsize = (8.0, 5.8)

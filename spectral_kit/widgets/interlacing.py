@@ -243,6 +243,18 @@ class InterlacingExplorer(Explorer):
         Seed of the random pair.
     **values
         Initial slider values (``n``, ``k``, ``lam``, ``smoothness``).
+
+    Examples
+    --------
+    Headless (a notebook shows the controls and the figure when ``explorer`` is the last
+    expression of a cell):
+
+    >>> from spectral_kit.widgets import InterlacingExplorer
+    >>> explorer = InterlacingExplorer()
+    >>> _ = explorer.update(n=12, k=4)
+    >>> explorer.values["n"], explorer.values["k"], explorer.errors
+    (12, 4, [])
+    >>> explorer.close()
     """
 
     figsize = (8.0, 4.8)

@@ -38,6 +38,18 @@ class PositivityExplorer(Explorer):
         Seed of the random matrices.
     **values
         Initial slider values (``n``, ``mu``, ``sigma``, ``trials``).
+
+    Examples
+    --------
+    Headless (a notebook shows the controls and the figure when ``explorer`` is the last
+    expression of a cell):
+
+    >>> from spectral_kit.widgets import PositivityExplorer
+    >>> explorer = PositivityExplorer()
+    >>> _ = explorer.update(n=30, mu=0.3)
+    >>> explorer.values["n"], explorer.errors
+    (30, [])
+    >>> explorer.close()
     """
 
     figsize = (8.0, 3.2)

@@ -55,13 +55,26 @@ class SparsityGapExplorer(Explorer):
         Seed of the data set (the same seed for every slider state).
     **values
         Initial slider values (``n_clusters``, ``k``, ``sigma``, ``n_irrelevant``).
+
+    Examples
+    --------
+    Headless (a notebook shows the controls and the figure when ``explorer`` is the last
+    expression of a cell):
+
+    >>> from spectral_kit.widgets import SparsityGapExplorer
+    >>> explorer = SparsityGapExplorer()
+    >>> _ = explorer.update(k=2, n_irrelevant=60)
+    >>> explorer.values["n_irrelevant"], explorer.errors
+    (60, [])
+    >>> explorer.close()
     """
 
     #: Which mode this class implements (see :data:`MODES`).
     mode = "standard"
     figsize = (8.0, 3.4)
 
-    def __new__(cls, *args: Any, mode: str | None = None, **kwargs: Any):
+    # Keyword-only like __init__, so that the signature shown for the class is the real one.
+    def __new__(cls, *, mode: str | None = None, random_state: int = 0, **values: Any):
         if mode is not None:
             mode = check_choice(mode, "mode", MODES)
             if mode != cls.mode:
@@ -253,6 +266,18 @@ class SideInformationExplorer(SparsityGapExplorer):
         ``{"target": ..., "nuisance": ...}``.
     result : SideQAlphaResult
         The result behind the current bars.
+
+    Examples
+    --------
+    Headless (a notebook shows the controls and the figure when ``explorer`` is the last
+    expression of a cell):
+
+    >>> from spectral_kit.widgets import SideInformationExplorer
+    >>> explorer = SideInformationExplorer()
+    >>> _ = explorer.update(lam=1.0)
+    >>> explorer.values["lam"], explorer.errors
+    (1.0, [])
+    >>> explorer.close()
     """
 
     mode = "side"

@@ -187,6 +187,18 @@ class StabilityExplorer(Explorer):
     **values
         Initial slider values (``n_samples``, ``sigma``, ``k``, ``n_clusters``,
         ``confidence``).
+
+    Examples
+    --------
+    Headless (a notebook shows the controls and the figure when ``explorer`` is the last
+    expression of a cell):
+
+    >>> from spectral_kit.widgets import StabilityExplorer
+    >>> explorer = StabilityExplorer()
+    >>> _ = explorer.update(k=2)
+    >>> explorer.values["k"], explorer.errors
+    (2, [])
+    >>> explorer.close()
     """
 
     figsize = (8.0, 4.4)
