@@ -32,6 +32,7 @@ _EXPORTS = {
     "StableSparsePCA": ".estimators",
     "WeightedPCA": ".estimators",
     "WeightedFDA": ".estimators",
+    "explore": ".widgets.data_explorer",
 }
 _SUBMODULES = {
     "baselines", "bench", "datasets", "estimators", "linalg", "metrics", "plots", "preprocess",

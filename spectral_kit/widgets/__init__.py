@@ -13,6 +13,7 @@ from .controls import SLIDERS, SliderSpec, make_slider
 __all__ = [
     "SLIDERS",
     "Dashboard",
+    "DataExplorer",
     "DetectabilityExplorer",
     "Explorer",
     "InterlacingExplorer",
@@ -26,6 +27,7 @@ __all__ = [
 
 _LAZY = {
     "Dashboard": ".dashboard",
+    "DataExplorer": ".data_explorer",
     "DetectabilityExplorer": ".detectability",
     "PositivityExplorer": ".positivity",
     "SideInformationExplorer": ".sparsity_gap",
