@@ -27,6 +27,7 @@ __all__ = [
     "Verdict",
     "check",
     "exercise",
+    "exercise_key",
     "hint",
     "solutions",
     "verdict",
@@ -209,14 +210,55 @@ def _judge(ex: Exercise, answer: Any, expected: Any) -> Verdict:
     return result
 
 
-def verdict(exercise_id: Any, answer: Any) -> Verdict:
-    """The verdict on ``answer`` to exercise ``exercise_id``; never raises."""
+def exercise_key(exercise_id: Any) -> str | None:
+    """The registered id that ``exercise_id`` names, or None.
+
+    A student types ``1.1`` (a float) or ``"1.1"`` as often as ``"01.1"``: a notebook number
+    of one digit is padded, and a float is read as the id it prints as.
+    """
     try:
-        ex = REGISTRY.get(exercise_id) if isinstance(exercise_id, str) else None
+        if isinstance(exercise_id, bool) or exercise_id is None:
+            return None
+        if isinstance(exercise_id, (int, np.integer)):
+            text = str(int(exercise_id))
+        elif isinstance(exercise_id, (float, np.floating)):
+            value = float(exercise_id)
+            if not math.isfinite(value):
+                return None
+            text = str(int(value)) if value.is_integer() else repr(value)
+        elif isinstance(exercise_id, str):
+            text = exercise_id.strip()
+        else:
+            return None
+        match = re.fullmatch(r"(\d{1,2})(?:\.(\d{1,2}))?", text)
+        if match is None:
+            return None
+        notebook = f"{int(match.group(1)):02d}"
+        return notebook if match.group(2) is None else f"{notebook}.{int(match.group(2))}"
+    except Exception:  # the promise of check, hint and solutions is "never raises"
+        return None
+
+
+def _registered(exercise_id: Any) -> Exercise | None:
+    key = exercise_key(exercise_id)
+    return REGISTRY.get(key) if key is not None else None
+
+
+def _known() -> str:
+    return ", ".join(sorted(REGISTRY)) or "none"
+
+
+def verdict(exercise_id: Any, answer: Any) -> Verdict:
+    """The verdict on ``answer`` to exercise ``exercise_id``; never raises.
+
+    ``exercise_id`` is read by :func:`exercise_key` (``1.1``, ``"1.1"`` and ``"01.1"`` name
+    the same exercise).
+    """
+    try:
+        ex = _registered(exercise_id)
         if ex is None:
-            known = ", ".join(sorted(REGISTRY)) or "none"
             return Verdict("invalid", f"There is no exercise {exercise_id!r}; the exercises are: "
-                                      f"{known}.")
+                                      f"{_known()}.")
         if answer is Ellipsis or answer is None:
             return _NOT_ANSWERED
         try:
@@ -227,7 +269,7 @@ def verdict(exercise_id: Any, answer: Any) -> Verdict:
         result = _judge(ex, answer, expected)
         if result.status in ("wrong", "close"):
             result = Verdict(result.status, result.message
-                             + f" hint({exercise_id!r}) gives a hint.")
+                             + f" hint({ex.id!r}) gives a hint.")
         return result
     except Exception as exc:  # the promise is "never raises": report instead
         return Verdict("invalid", f"Could not read this answer ({describe(answer)}): "
@@ -258,56 +300,84 @@ def _legacy_verdict(answer: Any, expected: Any, rtol: float, atol: float, hint_t
 _MISSING = object()
 
 
-def check(exercise_id: Any, answer: Any = _MISSING, expected: Any = _MISSING, *,
+def _show(obj: Any) -> None:
+    """Display ``obj`` richly in a notebook (Markdown with typeset maths), else print it."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+
+        if get_ipython() is not None:
+            display(obj)
+            return
+    except ImportError:
+        pass
+    print(obj)
+
+
+def check(exercise_id: Any = _MISSING, answer: Any = _MISSING, expected: Any = _MISSING, *,
           rtol: float = 1e-6, atol: float = 1e-9, hint: str = "") -> None:
-    """Print the verdict on an answer; never raises, whatever the answer is.
+    """Print the verdict on an answer; never raises, whatever the arguments are.
 
     ``check("01.3", answer)`` checks the answer to registered exercise 01.3 (the expected
-    value is computed from the exercise's parameters, see :data:`REGISTRY`). With
-    ``SPECTRAL_KIT_SOLUTIONS=1`` in the environment the solution is printed as well.
+    value is computed from the exercise's parameters, see :data:`REGISTRY`); ``check(1.3,
+    answer)`` means the same. With ``SPECTRAL_KIT_SOLUTIONS=1`` in the environment the
+    solution is shown as well (Markdown with maths in a notebook).
 
     ``check(answer, expected)`` compares with an explicit expected value (tolerances
     ``rtol``/``atol``, optional ``hint``).
     """
-    if answer is _MISSING and expected is _MISSING:
+    try:
+        _check(exercise_id, answer, expected, rtol, atol, hint)
+    except Exception as exc:  # a last guard: a verdict, never a traceback
+        print(f"Could not check this answer: {type(exc).__name__}: {exc}.")
+
+
+def _check(exercise_id: Any, answer: Any, expected: Any, rtol: float, atol: float,
+           hint_text: str) -> None:
+    if exercise_id is _MISSING or (answer is _MISSING and expected is _MISSING):
         print("check needs the exercise and your answer: check('01.1', answer).")
         return
-    registered = isinstance(exercise_id, str) and exercise_id in REGISTRY
-    if expected is not _MISSING or not registered:
-        if expected is _MISSING and isinstance(exercise_id, str) \
-                and re.fullmatch(r"\d{1,2}\.\d{1,2}", exercise_id.strip()):
+    ex = _registered(exercise_id) if expected is _MISSING else None
+    if ex is None:
+        key = exercise_key(exercise_id) if expected is _MISSING else None
+        if key is not None and "." in key and isinstance(exercise_id, str):
             print(verdict(exercise_id, answer))            # an exercise id that does not exist
             return
         if expected is _MISSING:                            # check(answer, expected)
             expected, answer = answer, exercise_id
         else:
             answer = exercise_id if answer is _MISSING else answer
-        print(_legacy_verdict(answer, expected, rtol, atol, hint))
+        print(_legacy_verdict(answer, expected, rtol, atol, hint_text))
         return
-    result = verdict(exercise_id, answer)
-    print(result)
+    print(verdict(ex.id, answer))
     if os.environ.get(SOLUTIONS_ENV, "").strip() not in ("", "0"):
         print()
-        print(Solutions([REGISTRY[exercise_id]]))
+        _show(Solutions([ex]))
 
 
 _HINTS_SHOWN: dict[str, int] = {}
 
 
-def hint(exercise_id: str, step: int | None = None) -> None:
-    """Print the hints of an exercise up to the next step (or up to ``step``).
+def hint(exercise_id: Any = _MISSING, step: Any = None) -> None:
+    """Print the hints of an exercise up to the next step (or up to ``step``); never raises.
 
     Each call reveals one more hint, from a nudge to nearly the solution; the earlier ones are
     repeated so that the cell's output reads on its own.
     """
-    ex = REGISTRY.get(exercise_id) if isinstance(exercise_id, str) else None
+    if exercise_id is _MISSING:
+        print("hint needs the exercise: hint('01.1').")
+        return
+    ex = _registered(exercise_id)
     if ex is None:
-        known = ", ".join(sorted(REGISTRY))
-        print(f"There is no exercise {exercise_id!r}; the exercises are: {known}.")
+        print(f"There is no exercise {exercise_id!r}; the exercises are: {_known()}.")
         return
     n = len(ex.hints)
-    shown = _HINTS_SHOWN.get(ex.id, 0) + 1 if step is None else step
-    shown = max(1, min(int(shown), n))
+    try:
+        shown = _HINTS_SHOWN.get(ex.id, 0) + 1 if step is None else int(step)
+    except (TypeError, ValueError, OverflowError):
+        print(f"step must be a whole number from 1 to {n}; got {step!r}.")
+        return
+    shown = max(1, min(shown, n))
     _HINTS_SHOWN[ex.id] = shown
     for i in range(shown):
         print(f"Hint {i + 1} of {n}: {ex.hints[i]}")
@@ -349,19 +419,21 @@ class Solutions:
     __repr__ = __str__
 
 
-def solutions(notebook: str) -> Solutions:
-    """The solutions of every exercise of a notebook ("01") or of one exercise ("01.3").
+def solutions(notebook: Any = _MISSING) -> Solutions | None:
+    """The solutions of every exercise of a notebook ("01") or of one exercise ("01.3");
+    never raises.
 
-    For a teacher: call it on purpose, e.g. in a cell added at the end of the notebook.
+    For a teacher: call it on purpose, e.g. in a cell added at the end of the notebook. A
+    number (``1``, ``1.3``) is read as the notebook or exercise it names. What names no
+    exercise prints what does and returns None.
     """
-    if not isinstance(notebook, str):
-        raise TypeError(f"notebook must be a string such as '01' or '01.3'; got {notebook!r}.")
-    chosen = [REGISTRY[i] for i in sorted(REGISTRY)
-              if notebook in (i, REGISTRY[i].notebook)]
+    notebooks = sorted({ex.notebook for ex in REGISTRY.values()})
+    key = None if notebook is _MISSING else exercise_key(notebook)
+    chosen = [] if key is None else [REGISTRY[i] for i in sorted(REGISTRY)
+                                     if key in (i, REGISTRY[i].notebook)]
     if not chosen:
-        notebooks = sorted({ex.notebook for ex in REGISTRY.values()})
-        raise ValueError(f"notebook must name a notebook ({', '.join(notebooks)}) or an "
-                         f"exercise; got {notebook!r}.")
+        given = "nothing" if notebook is _MISSING else repr(notebook)
+        print(f"solutions needs a notebook ({', '.join(notebooks)}) or an exercise "
+              f"({_known()}), e.g. solutions('01'); got {given}.")
+        return None
     return Solutions(chosen)
-
-
