@@ -127,7 +127,7 @@ def test(extra: list[str]) -> int:
     bindir = python.parent
     _run([bindir / "ruff", "check", ROOT], cwd=ROOT)
     cmd = [python, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-n", "auto",
-           "--dist", "loadscope", "--nbval-sanitize-with", ROOT / "notebooks" / "sanitize.cfg",
+           "--dist", "loadscope", "--nbval-sanitize-with", ROOT / "tests" / "nbval_sanitize.cfg",
            *extra]
     print("+", " ".join(str(c) for c in cmd), flush=True)
     status = subprocess.call([str(c) for c in cmd], cwd=ROOT, env=env)

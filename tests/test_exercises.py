@@ -178,10 +178,6 @@ def test_solutions_on_purpose(monkeypatch, capsys):
     assert "137846528820" in text                                    # C(40, 20), computed
     assert "Exercise 03.2" in str(solutions("03.2")) and "03.1" not in str(solutions("03.2"))
     assert "**Exercise 01.1" in solutions("01")._repr_markdown_()
-    with pytest.raises(ValueError, match="notebook must name"):
-        solutions("07")
-    with pytest.raises(TypeError, match="notebook must be a string"):
-        solutions(1)
     check("01.1", 0.5)
     assert "Answer:" not in capsys.readouterr().out                  # no solution by default
     monkeypatch.setenv("SPECTRAL_KIT_SOLUTIONS", "1")
@@ -189,12 +185,74 @@ def test_solutions_on_purpose(monkeypatch, capsys):
     assert "Answer: 0.072" in capsys.readouterr().out
 
 
-def test_a_mistyped_exercise_number_is_named(capsys):
-    check("1.3", 0.5)
-    check("01.9", 0.5)
+def test_numeric_ids_name_the_same_exercise(capsys):
+    # a student types the id without quotes, or without the leading zero
+    for given in (1.1, "1.1", " 01.1 ", np.float64(1.1)):
+        assert verdict(given, 0.072).correct, given
+        check(given, 0.072)
+        assert capsys.readouterr().out.strip() == "Correct.", given
+    assert verdict(3.2, math.comb(40, 20)).correct
+    assert "Exercise 03.2" in str(solutions(3.2)) and "03.1" not in str(solutions(3.2))
+    assert [f"Exercise 03.{i}" in str(solutions(3)) for i in range(1, 5)] == [True] * 4
+    assert "Exercise 01.3" in str(solutions("1"))
+    hint(1.3, step=1)
+    assert "Hint 1 of" in capsys.readouterr().out
+
+
+ODD_IDS = [None, "07", "07.1", "x", "", 7, 99.9, -1, float("nan"), float("inf"), True, [1],
+           {"id": 1}, object(), b"01.1", 1e300, np.array([1.1]), type, print]
+
+
+@pytest.mark.parametrize("given", ODD_IDS, ids=repr)
+def test_check_hint_and_solutions_never_raise_on_any_id(given, capsys):
+    check(given, 0.5)
+    check(given)
+    hint(given)
+    hint("01.1", step=given)
+    result = solutions(given)
+    out = capsys.readouterr().out
+    assert "Traceback" not in out
+    if result is None:
+        assert "solutions needs a notebook" in out and "01.1" in out
+
+
+def test_no_arguments_say_how_to_call(capsys):
+    check()
+    hint()
+    assert solutions() is None
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("There is no exercise '1.3'") and "01.3" in out[0]
-    assert out[1].startswith("There is no exercise '01.9'")
+    assert out[0].startswith("check needs the exercise and your answer")
+    assert out[1].startswith("hint needs the exercise")
+    assert out[2].startswith("solutions needs a notebook")
+
+
+def test_solutions_render_as_markdown_with_maths_in_a_notebook(monkeypatch):
+    """With SPECTRAL_KIT_SOLUTIONS=1 a check in a kernel displays the solution as Markdown
+    (typeset maths, code blocks), not as printed text with raw LaTeX."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shown = []
+    monkeypatch.setattr(shell, "display_pub", type("Pub", (), {
+        "publish": lambda self, data, metadata=None, **kw: shown.append(data),
+        "is_publishing": False})())
+    monkeypatch.setenv("SPECTRAL_KIT_SOLUTIONS", "1")
+    try:
+        check("01.3", 1.0)
+    finally:
+        InteractiveShell.clear_instance()
+    assert len(shown) == 1 and "text/markdown" in shown[0]
+    markdown = shown[0]["text/markdown"]
+    assert markdown.startswith("**Exercise 01.3")
+    assert REGISTRY["01.3"].solution in markdown
+
+
+def test_a_mistyped_exercise_number_is_named(capsys):
+    check("01.9", 0.5)
+    check("9.1", 0.5)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("There is no exercise '01.9'") and "01.3" in out[0]
+    assert out[1].startswith("There is no exercise '9.1'")
 
 
 def test_the_old_form_with_an_explicit_expected_value(capsys):
@@ -224,8 +282,8 @@ def test_expected_values_agree_with_independent_computations():
         lemma1_distance_bound(lam, 0.75, lemma1_stable_ks(lam, 0.75)[0]), rel=1e-12)
     X1 = np.asarray(EXAMPLE1_DOCUMENTS, dtype=float)
     assert REGISTRY["05.1"].expected() == pytest.approx(
-        similarity_matrix(X1[[0, 1, 2, 1, 4]], "cosine")[0, 1], rel=1e-12)
-    assert REGISTRY["05.1"].expected() == pytest.approx(24 / np.sqrt(25 * 28), rel=1e-12)
+        similarity_matrix(X1[[1, 2, 2, 3, 4]], "cosine")[0, 1], rel=1e-12)
+    assert REGISTRY["05.1"].expected() == pytest.approx(30 / np.sqrt(46 * 27), rel=1e-12)
     K = fbm_covariance(10, 0.5)
     assert REGISTRY["03.3"].expected() == sorted(eslda(K, np.eye(10), 3).support.tolist())
     data = make_wolf_bileschi_fig1(sigma=0.1, random_state=0)
@@ -251,3 +309,60 @@ def test_every_exercise_is_checked_in_its_notebook_and_nowhere_else():
     for exercise_id, names in used.items():
         assert names == [n for n in names if n.startswith(exercise_id[:2])], names
         assert len(names) == 1, (exercise_id, names)
+
+
+def _notebook_texts(path: Path) -> str:
+    """Everything a reader of a notebook sees: sources (Markdown and code) and text outputs."""
+    texts = []
+    for cell in json.loads(path.read_text())["cells"]:
+        texts.append("".join(cell["source"]))
+        for output in cell.get("outputs", []):
+            texts.append("".join(output.get("text", "")))
+            for mime, value in output.get("data", {}).items():
+                if mime.startswith("text/"):
+                    texts.append("".join(value) if isinstance(value, list) else value)
+    return "\n".join(texts)
+
+
+def _printed_forms(ex, digits: tuple[int, ...]) -> set[str]:
+    """How a notebook would print the expected value: 3 to 6 significant digits (trailing
+    zeros kept, so 3.10 is not 3.1), and an integer as it is."""
+    value = ex.expected()
+    if ex.kind == "integer":
+        return {str(value), f"{value:,}"}
+    forms = {f"{float(value):#.{d}g}".rstrip(".") for d in digits}
+    return {f for f in forms if "e" not in f}
+
+
+def test_no_expected_answer_is_printed_in_any_notebook():
+    """No notebook (student track or appendix, sources or stored outputs) shows the answer of
+    an exercise: with 4 to 6 significant digits anywhere, and with 3 in the exercise's own
+    notebook and its appendix, where a three-digit coincidence would be a leak, not chance.
+    Grid and index answers are values the exercise's text names, so they cannot be hidden."""
+    leaks = []
+    paths = sorted(NOTEBOOKS.rglob("*.ipynb"))
+    assert len(paths) >= 8
+    for path in paths:
+        text = _notebook_texts(path)
+        for exercise_id, ex in REGISTRY.items():
+            if ex.kind in ("grid", "indices"):
+                continue
+            own = path.name.startswith(ex.notebook + "_")
+            for form in _printed_forms(ex, (3, 4, 5, 6) if own else (4, 5, 6)):
+                for match in re.finditer(rf"(?<![\d.]){re.escape(form)}(?!\d)", text):
+                    context = text[max(0, match.start() - 50): match.end() + 20]
+                    leaks.append(f"{path.relative_to(NOTEBOOKS)}: {exercise_id} = {form} in "
+                                 f"{context!r}")
+    assert not leaks, "\n".join(leaks)
+
+
+def test_the_scan_finds_a_printed_answer():
+    # the scan above would pass on an empty list of notebooks or forms: feed it a leak
+    ex = REGISTRY["05.2"]
+    forms = _printed_forms(ex, (3, 4))
+    assert forms == {"0.714", "0.7143"}
+    assert _printed_forms(REGISTRY["03.2"], (3,)) == {"137846528820", "137,846,528,820"}
+    assert any(re.search(rf"(?<![\d.]){re.escape(f)}(?!\d)", "bound = 0.714 here")
+               for f in forms)
+    assert not any(re.search(rf"(?<![\d.]){re.escape(f)}(?!\d)", "3.7146 and 10.714")
+                   for f in forms)

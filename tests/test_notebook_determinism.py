@@ -25,9 +25,9 @@ PATHS = sorted(NOTEBOOKS.glob("*.ipynb")) + sorted((NOTEBOOKS / "appendix").glob
 
 
 def _sanitizers() -> list[tuple[re.Pattern, str]]:
-    """The replacements nbval applies (notebooks/sanitize.cfg): addresses, timings."""
+    """The replacements nbval applies (tests/nbval_sanitize.cfg): addresses, timings."""
     config = configparser.ConfigParser()
-    config.read(NOTEBOOKS / "sanitize.cfg")
+    config.read(Path(__file__).resolve().parent / "nbval_sanitize.cfg")
     return [(re.compile(config[s]["regex"]), config[s]["replace"]) for s in config.sections()]
 
 

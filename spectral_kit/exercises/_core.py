@@ -27,6 +27,7 @@ __all__ = [
     "Verdict",
     "check",
     "exercise",
+    "exercise_key",
     "hint",
     "solutions",
     "verdict",
@@ -67,15 +68,6 @@ class Exercise:
         Markdown: the code or the reasoning that gives the answer.
     rtol, atol : float
         Tolerance of a correct answer.
-
-    Examples
-    --------
-    >>> from spectral_kit.exercises import REGISTRY
-    >>> ex = REGISTRY["01.1"]
-    >>> ex.title, ex.kind, ex.params
-    ('the mean triple product (Prop. 9)', 'number', {'q': 20, 'inner_ab': 0.6, 'k': 4})
-    >>> round(ex.expected(), 6)  # k/q · ⟨a, b⟩², Wolf & Shashua 2005, Prop. 9
-    0.072
     """
 
     id: str
@@ -122,52 +114,7 @@ REGISTRY: dict[str, Exercise] = {}
 def exercise(id: str, title: str, params: Mapping[str, Any], *, kind: str = "number",
              hints: tuple[str, ...] | list[str] = (), solution: str = "", rtol: float = 1e-6,
              atol: float = 0.0) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated function as the expected-value computation of exercise ``id``.
-
-    The notebook then holds only the question and ``check(id, answer)``; the expected value is
-    computed from ``params`` by the decorated function (with the kit's own functions or a
-    closed form from the paper), so it cannot drift from the library.
-
-    Parameters
-    ----------
-    id : str
-        ``"NN.i"``: notebook NN, exercise i. Unique.
-    title : str
-        What it asks, in a few words.
-    params : mapping
-        The numbers the exercise's text quotes; passed to the function as keyword arguments.
-    kind : str, default "number"
-        One of :data:`KINDS`: how an answer is compared.
-    hints : sequence of str
-        At least one; revealed one at a time by :func:`hint`.
-    solution : str
-        Markdown: the code or reasoning that gives the answer (shown by :func:`solutions`).
-    rtol, atol : float
-        Tolerance of a correct answer.
-
-    Returns
-    -------
-    callable
-        The decorator; it returns the function unchanged.
-
-    Raises
-    ------
-    ValueError
-        When the function is decorated: if ``id`` is registered twice, ``kind`` is unknown,
-        or no hint is given.
-
-    Examples
-    --------
-    >>> from spectral_kit.exercises import REGISTRY, exercise, verdict
-    >>> @exercise("00.9", "the area of a unit disc", {"r": 1.0},
-    ...           hints=["A = π r²."], solution="`math.pi * r**2`")
-    ... def _area(r):
-    ...     import math
-    ...     return math.pi * r**2
-    >>> verdict("00.9", 3.14159265).status
-    'correct'
-    >>> del REGISTRY["00.9"]  # keep the example out of the kit's exercises
-    """
+    """Register the decorated function as the expected-value computation of exercise ``id``."""
     def decorate(compute: Callable[..., Any]) -> Callable[..., Any]:
         if id in REGISTRY:
             raise ValueError(f"exercise {id!r} is registered twice.")
@@ -181,22 +128,8 @@ def exercise(id: str, title: str, params: Mapping[str, Any], *, kind: str = "num
 class Verdict:
     """What :func:`check` says about an answer.
 
-    Attributes
-    ----------
-    status : str
-        "unanswered", "correct", "close", "wrong" or "invalid" (not a value of the expected
-        kind).
-    message : str
-        The sentence shown to the student.
-
-    Examples
-    --------
-    >>> from spectral_kit.exercises import verdict
-    >>> v = verdict("01.1", 0.5)
-    >>> v.status, v.correct
-    ('wrong', False)
-    >>> print(verdict("01.1", ...))
-    Not answered yet: replace ... with your answer and run the cell again.
+    ``status`` is "unanswered", "correct", "close", "wrong" or "invalid" (not a value of the
+    expected kind); ``message`` is the sentence shown to the student.
     """
 
     status: str
@@ -277,36 +210,55 @@ def _judge(ex: Exercise, answer: Any, expected: Any) -> Verdict:
     return result
 
 
+def exercise_key(exercise_id: Any) -> str | None:
+    """The registered id that ``exercise_id`` names, or None.
+
+    A student types ``1.1`` (a float) or ``"1.1"`` as often as ``"01.1"``: a notebook number
+    of one digit is padded, and a float is read as the id it prints as.
+    """
+    try:
+        if isinstance(exercise_id, bool) or exercise_id is None:
+            return None
+        if isinstance(exercise_id, (int, np.integer)):
+            text = str(int(exercise_id))
+        elif isinstance(exercise_id, (float, np.floating)):
+            value = float(exercise_id)
+            if not math.isfinite(value):
+                return None
+            text = str(int(value)) if value.is_integer() else repr(value)
+        elif isinstance(exercise_id, str):
+            text = exercise_id.strip()
+        else:
+            return None
+        match = re.fullmatch(r"(\d{1,2})(?:\.(\d{1,2}))?", text)
+        if match is None:
+            return None
+        notebook = f"{int(match.group(1)):02d}"
+        return notebook if match.group(2) is None else f"{notebook}.{int(match.group(2))}"
+    except Exception:  # the promise of check, hint and solutions is "never raises"
+        return None
+
+
+def _registered(exercise_id: Any) -> Exercise | None:
+    key = exercise_key(exercise_id)
+    return REGISTRY.get(key) if key is not None else None
+
+
+def _known() -> str:
+    return ", ".join(sorted(REGISTRY)) or "none"
+
+
 def verdict(exercise_id: Any, answer: Any) -> Verdict:
     """The verdict on ``answer`` to exercise ``exercise_id``; never raises.
 
-    Parameters
-    ----------
-    exercise_id : str
-        A registered exercise (``"01.3"``).
-    answer : object
-        The student's answer; ``...`` (Ellipsis) means "not answered yet".
-
-    Returns
-    -------
-    Verdict
-        ``status`` and the message for the student; an unknown exercise or an answer of the
-        wrong kind is a verdict too, never an exception.
-
-    Examples
-    --------
-    >>> from spectral_kit.exercises import REGISTRY, verdict
-    >>> verdict("01.1", REGISTRY["01.1"].expected()).status
-    'correct'
-    >>> print(verdict("01.1", "abc"))
-    Not an answer yet: expected a number, got the text 'abc'.
+    ``exercise_id`` is read by :func:`exercise_key` (``1.1``, ``"1.1"`` and ``"01.1"`` name
+    the same exercise).
     """
     try:
-        ex = REGISTRY.get(exercise_id) if isinstance(exercise_id, str) else None
+        ex = _registered(exercise_id)
         if ex is None:
-            known = ", ".join(sorted(REGISTRY)) or "none"
             return Verdict("invalid", f"There is no exercise {exercise_id!r}; the exercises are: "
-                                      f"{known}.")
+                                      f"{_known()}.")
         if answer is Ellipsis or answer is None:
             return _NOT_ANSWERED
         try:
@@ -317,7 +269,7 @@ def verdict(exercise_id: Any, answer: Any) -> Verdict:
         result = _judge(ex, answer, expected)
         if result.status in ("wrong", "close"):
             result = Verdict(result.status, result.message
-                             + f" hint({exercise_id!r}) gives a hint.")
+                             + f" hint({ex.id!r}) gives a hint.")
         return result
     except Exception as exc:  # the promise is "never raises": report instead
         return Verdict("invalid", f"Could not read this answer ({describe(answer)}): "
@@ -348,94 +300,84 @@ def _legacy_verdict(answer: Any, expected: Any, rtol: float, atol: float, hint_t
 _MISSING = object()
 
 
-def check(exercise_id: Any, answer: Any = _MISSING, expected: Any = _MISSING, *,
+def _show(obj: Any) -> None:
+    """Display ``obj`` richly in a notebook (Markdown with typeset maths), else print it."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+
+        if get_ipython() is not None:
+            display(obj)
+            return
+    except ImportError:
+        pass
+    print(obj)
+
+
+def check(exercise_id: Any = _MISSING, answer: Any = _MISSING, expected: Any = _MISSING, *,
           rtol: float = 1e-6, atol: float = 1e-9, hint: str = "") -> None:
-    """Print the verdict on an answer; never raises, whatever the answer is.
+    """Print the verdict on an answer; never raises, whatever the arguments are.
 
     ``check("01.3", answer)`` checks the answer to registered exercise 01.3 (the expected
-    value is computed from the exercise's parameters, see :data:`REGISTRY`). With
-    ``SPECTRAL_KIT_SOLUTIONS=1`` in the environment the solution is printed as well.
+    value is computed from the exercise's parameters, see :data:`REGISTRY`); ``check(1.3,
+    answer)`` means the same. With ``SPECTRAL_KIT_SOLUTIONS=1`` in the environment the
+    solution is shown as well (Markdown with maths in a notebook).
 
     ``check(answer, expected)`` compares with an explicit expected value (tolerances
     ``rtol``/``atol``, optional ``hint``).
-
-    Parameters
-    ----------
-    exercise_id : str or object
-        A registered exercise id, or (second form) the answer itself.
-    answer : object, optional
-        The student's answer (first form), or the expected value (second form).
-    expected : object, optional
-        Not used in the first form.
-    rtol, atol : float
-        Tolerances of the second form.
-    hint : str, optional
-        Printed with a wrong answer in the second form.
-
-    Examples
-    --------
-    >>> from spectral_kit.exercises import check
-    >>> check("01.1", 0.072)
-    Correct.
-    >>> check("01.1", ...)
-    Not answered yet: replace ... with your answer and run the cell again.
-    >>> check(0.5, 0.6)
-    Not quite.
     """
-    if answer is _MISSING and expected is _MISSING:
+    try:
+        _check(exercise_id, answer, expected, rtol, atol, hint)
+    except Exception as exc:  # a last guard: a verdict, never a traceback
+        print(f"Could not check this answer: {type(exc).__name__}: {exc}.")
+
+
+def _check(exercise_id: Any, answer: Any, expected: Any, rtol: float, atol: float,
+           hint_text: str) -> None:
+    if exercise_id is _MISSING or (answer is _MISSING and expected is _MISSING):
         print("check needs the exercise and your answer: check('01.1', answer).")
         return
-    registered = isinstance(exercise_id, str) and exercise_id in REGISTRY
-    if expected is not _MISSING or not registered:
-        if expected is _MISSING and isinstance(exercise_id, str) \
-                and re.fullmatch(r"\d{1,2}\.\d{1,2}", exercise_id.strip()):
+    ex = _registered(exercise_id) if expected is _MISSING else None
+    if ex is None:
+        key = exercise_key(exercise_id) if expected is _MISSING else None
+        if key is not None and "." in key and isinstance(exercise_id, str):
             print(verdict(exercise_id, answer))            # an exercise id that does not exist
             return
         if expected is _MISSING:                            # check(answer, expected)
             expected, answer = answer, exercise_id
         else:
             answer = exercise_id if answer is _MISSING else answer
-        print(_legacy_verdict(answer, expected, rtol, atol, hint))
+        print(_legacy_verdict(answer, expected, rtol, atol, hint_text))
         return
-    result = verdict(exercise_id, answer)
-    print(result)
+    print(verdict(ex.id, answer))
     if os.environ.get(SOLUTIONS_ENV, "").strip() not in ("", "0"):
         print()
-        print(Solutions([REGISTRY[exercise_id]]))
+        _show(Solutions([ex]))
 
 
 _HINTS_SHOWN: dict[str, int] = {}
 
 
-def hint(exercise_id: str, step: int | None = None) -> None:
-    """Print the hints of an exercise up to the next step (or up to ``step``).
+def hint(exercise_id: Any = _MISSING, step: Any = None) -> None:
+    """Print the hints of an exercise up to the next step (or up to ``step``); never raises.
 
     Each call reveals one more hint, from a nudge to nearly the solution; the earlier ones are
     repeated so that the cell's output reads on its own.
-
-    Parameters
-    ----------
-    exercise_id : str
-        A registered exercise; an unknown one prints the list of exercises.
-    step : int, optional
-        Show the hints up to this one (1-based) instead of one more than last time.
-
-    Examples
-    --------
-    >>> from spectral_kit.exercises import hint
-    >>> hint("01.1", step=1)
-    Hint 1 of 3: Prop. 8 gives the mean for one random unit vector c; Prop. 9 sums k
-    orthonormal ones.
-    Run hint('01.1') again for the next one.
     """
-    ex = REGISTRY.get(exercise_id) if isinstance(exercise_id, str) else None
+    if exercise_id is _MISSING:
+        print("hint needs the exercise: hint('01.1').")
+        return
+    ex = _registered(exercise_id)
     if ex is None:
-        known = ", ".join(sorted(REGISTRY))
-        print(f"There is no exercise {exercise_id!r}; the exercises are: {known}.")
+        print(f"There is no exercise {exercise_id!r}; the exercises are: {_known()}.")
         return
     n = len(ex.hints)
-    shown = _HINTS_SHOWN.get(ex.id, 0) + 1 if step is None else step
-    shown = max(1, min(int(shown), n))
+    try:
+        shown = _HINTS_SHOWN.get(ex.id, 0) + 1 if step is None else int(step)
+    except (TypeError, ValueError, OverflowError):
+        print(f"step must be a whole number from 1 to {n}; got {step!r}.")
+        return
+    shown = max(1, min(shown, n))
     _HINTS_SHOWN[ex.id] = shown
     for i in range(shown):
         print(f"Hint {i + 1} of {n}: {ex.hints[i]}")
@@ -446,20 +388,7 @@ def hint(exercise_id: str, step: int | None = None) -> None:
 
 
 class Solutions:
-    """Solutions of some exercises, rendered as Markdown in a notebook and as text elsewhere.
-
-    Parameters
-    ----------
-    exercises : list of Exercise
-        The exercises to show, in order.
-
-    Examples
-    --------
-    >>> from spectral_kit.exercises import REGISTRY, Solutions
-    >>> print(Solutions([REGISTRY["01.1"]]))  # doctest: +ELLIPSIS
-    Exercise 01.1: the mean triple product (Prop. 9). Answer: 0.072
-    ...
-    """
+    """Solutions of some exercises, rendered as Markdown in a notebook and as text elsewhere."""
 
     def __init__(self, exercises: list[Exercise]):
         self.exercises = list(exercises)
@@ -490,42 +419,21 @@ class Solutions:
     __repr__ = __str__
 
 
-def solutions(notebook: str) -> Solutions:
-    """The solutions of every exercise of a notebook ("01") or of one exercise ("01.3").
+def solutions(notebook: Any = _MISSING) -> Solutions | None:
+    """The solutions of every exercise of a notebook ("01") or of one exercise ("01.3");
+    never raises.
 
-    For a teacher: call it on purpose, e.g. in a cell added at the end of the notebook.
-
-    Parameters
-    ----------
-    notebook : str
-        A notebook number (``"01"``) or an exercise id (``"01.3"``).
-
-    Returns
-    -------
-    Solutions
-        Shown as Markdown in a notebook, as text elsewhere.
-
-    Raises
-    ------
-    TypeError
-        If ``notebook`` is not a string.
-    ValueError
-        If no exercise matches ``notebook``.
-
-    Examples
-    --------
-    >>> from spectral_kit.exercises import solutions
-    >>> [ex.id for ex in solutions("01").exercises][:3]
-    ['01.1', '01.2', '01.3']
+    For a teacher: call it on purpose, e.g. in a cell added at the end of the notebook. A
+    number (``1``, ``1.3``) is read as the notebook or exercise it names. What names no
+    exercise prints what does and returns None.
     """
-    if not isinstance(notebook, str):
-        raise TypeError(f"notebook must be a string such as '01' or '01.3'; got {notebook!r}.")
-    chosen = [REGISTRY[i] for i in sorted(REGISTRY)
-              if notebook in (i, REGISTRY[i].notebook)]
+    notebooks = sorted({ex.notebook for ex in REGISTRY.values()})
+    key = None if notebook is _MISSING else exercise_key(notebook)
+    chosen = [] if key is None else [REGISTRY[i] for i in sorted(REGISTRY)
+                                     if key in (i, REGISTRY[i].notebook)]
     if not chosen:
-        notebooks = sorted({ex.notebook for ex in REGISTRY.values()})
-        raise ValueError(f"notebook must name a notebook ({', '.join(notebooks)}) or an "
-                         f"exercise; got {notebook!r}.")
+        given = "nothing" if notebook is _MISSING else repr(notebook)
+        print(f"solutions needs a notebook ({', '.join(notebooks)}) or an exercise "
+              f"({_known()}), e.g. solutions('01'); got {given}.")
+        return None
     return Solutions(chosen)
-
-

@@ -6,16 +6,17 @@ from ._core import exercise
 
 
 @exercise(
-    "05.1", "the cosine of the third resample",
-    {"documents": (0, 1, 2, 1, 4)},
+    "05.1", "the cosine of a resample the paper does not list",
+    {"documents": (1, 2, 2, 3, 4)},
     rtol=1e-3,
     hints=(
-        "Resample 3 holds documents d1, d2, d3, d2, d5: rows 0, 1, 2, 1, 4 of X1.",
-        "graduation is (0, 2, 4, 2, 1), unemployment (1, 3, 3, 3, 0) in that resample.",
-        "cosine = inner product / (product of the norms) = 24 / √(25·28)",
+        "The resample holds documents d2, d3, d3, d4, d5: rows 1, 2, 2, 3, 4 of X1.",
+        "graduation is (2, 4, 4, 3, 1), unemployment (3, 3, 3, 0, 0) in that resample.",
+        "cosine = inner product / (product of the norms) = 30 / √(46·27)",
     ),
-    solution="```python\nanswer = similarity_matrix(X1[[0, 1, 2, 1, 4]], \"cosine\")[0, 1]\n"
-             "```\n$24/\\sqrt{25\\cdot 28} \\approx 0.907$ — not the printed 0.96.",
+    solution="```python\nanswer = similarity_matrix(X1[[1, 2, 2, 3, 4]], \"cosine\")[0, 1]\n"
+             "```\n$30/\\sqrt{46\\cdot 27}$: the inner product of graduation (2, 4, 4, 3, 1) "
+             "and unemployment (3, 3, 3, 0, 0) over the product of their norms.",
 )
 def _cosine(documents: tuple[int, ...]) -> float:
     import numpy as np
