@@ -71,8 +71,11 @@ def test_the_kits_jupyter_configuration_culls_and_saves_widget_state():
     for name in ("jupyter_server_config.json", "voila.json"):
         config = JSONFileConfigLoader(name, path=str(CONFIG_DIR)).load_config()
         culling = config.MappingKernelManager
-        assert 0 < culling.cull_idle_timeout <= 600 and 0 < culling.cull_interval <= 120
-        # a kernel with an open tab is kept; one left alone without a tab is culled
+        # a closed tab's kernel is gone within 30 s: idle limit plus one check
+        assert culling.cull_idle_timeout + culling.cull_interval <= 30
+        assert culling.cull_idle_timeout >= 10 and culling.cull_interval > 0
+        # a kernel with an open tab is kept, however long the student reads; one left
+        # alone without a tab is culled
         assert culling.cull_connected is False and culling.cull_busy is False
     overrides = json.loads((CONFIG_DIR / "labconfig" / "default_setting_overrides.json")
                            .read_text())
@@ -96,3 +99,39 @@ def test_binder_uses_the_kits_configuration():
     assert "spectral_kit.jupyter_config" in start and "JUPYTER_CONFIG_PATH" in start
     assert start.rstrip().endswith('exec "$@"')
     assert os.access(ROOT / "binder" / "start", os.X_OK)
+
+
+def test_voilas_page_gets_the_token_its_closing_request_needs():
+    """Closing a tab posts ``voila/api/shutdown`` with the ``_xsrf`` cookie: the kit's Voilà
+    configuration sets that cookie on the dashboard's page, and tells the kernel which
+    server started it."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from spectral_kit.jupyter_config import CONFIG_DIR
+    from spectral_kit.jupyter_config.voila_hooks import SERVER_ENV, prelaunch_hook
+
+    config = PyFileConfigLoader("voila.py", path=str(CONFIG_DIR)).load_config()
+    assert config.VoilaConfiguration.prelaunch_hook is prelaunch_hook
+    from spectral_kit.jupyter_config import voila_hooks
+
+    class Handler:  # what the hook uses of a Tornado request handler
+        def __init__(self, settings):
+            self.settings, self.reads = settings, 0
+
+        @property
+        def xsrf_token(self):
+            self.reads += 1
+            return b"token"
+
+    old = os.environ.get(SERVER_ENV)
+    try:
+        for settings, server in (({"voila": object()}, "voila"),
+                                 ({"serverapp": object()}, "jupyter")):
+            handler = Handler(settings)
+            assert voila_hooks.prelaunch_hook(handler, notebook=None, cwd=".") is None
+            assert handler.reads == 1 and os.environ[SERVER_ENV] == server
+    finally:
+        if old is None:
+            os.environ.pop(SERVER_ENV, None)
+        else:
+            os.environ[SERVER_ENV] = old

@@ -307,7 +307,7 @@ def test_dashboard_holds_every_explorer_with_caption_link_and_reset():
                   CARDS[4].title: StabilityExplorer()})
     dashboard = Dashboard(built)
     try:
-        cards = dashboard.widget.children
+        cards = dashboard.cards
         assert len(cards) == 4
         for card, explorer in zip(cards, built.values()):
             texts = [c.value for c in card.children if hasattr(c, "value")]
@@ -325,15 +325,83 @@ def test_dashboard_holds_every_explorer_with_caption_link_and_reset():
 
 
 def test_notebook_links_follow_where_the_dashboard_runs(monkeypatch):
-    from spectral_kit.widgets.dashboard import notebook_href
+    from spectral_kit.jupyter_config.voila_hooks import SERVER_ENV
+    from spectral_kit.widgets.dashboard import NOTEBOOKS_ONLINE, notebook_href
 
     monkeypatch.delenv("SCRIPT_NAME", raising=False)
+    monkeypatch.delenv(SERVER_ENV, raising=False)
     assert notebook_href("01_q_alpha.ipynb") == "01_q_alpha.ipynb"
     # Voilà inside a Jupyter server (Binder): open the notebook in JupyterLab instead
     monkeypatch.setenv("SCRIPT_NAME", "/user/abc/voila/render/notebooks/dashboard.ipynb")
     assert notebook_href("01_q_alpha.ipynb") == "/user/abc/lab/tree/notebooks/01_q_alpha.ipynb"
-    monkeypatch.setenv("SCRIPT_NAME", "/")  # Voilà standalone
+    monkeypatch.setenv(SERVER_ENV, "jupyter")
+    assert notebook_href("01_q_alpha.ipynb") == "/user/abc/lab/tree/notebooks/01_q_alpha.ipynb"
+    # Voilà on its own serving a folder renders the notebook beside the dashboard
+    monkeypatch.setenv(SERVER_ENV, "voila")
+    monkeypatch.setenv("SCRIPT_NAME", "/voila/render/dashboard.ipynb")
     assert notebook_href("03_sparse_lda_bounds.ipynb") == "03_sparse_lda_bounds.ipynb"
+    # Voilà on its own serving the dashboard only: it refuses other notebooks (403)
+    monkeypatch.setenv("SCRIPT_NAME", "/")
+    assert notebook_href("03_sparse_lda_bounds.ipynb") == (
+        NOTEBOOKS_ONLINE + "03_sparse_lda_bounds.ipynb")
+    assert NOTEBOOKS_ONLINE.startswith("https://") and NOTEBOOKS_ONLINE.endswith("/notebooks/")
+
+
+def test_dashboard_builds_its_explorers_once_it_is_shown():
+    from spectral_kit import widgets as kit_widgets
+    from spectral_kit.widgets.dashboard import _FIGSIZES, CARDS, YOUR_DATA, Dashboard
+
+    for card in CARDS:  # the placeholders take the room of the explorer to come
+        assert _FIGSIZES[card.explorer] == getattr(kit_widgets, card.explorer).figsize
+    dashboard = Dashboard(lazy=True)
+    try:
+        # shown nowhere yet: captions, links and placeholders only, no explorer
+        assert dashboard.explorers == {} and len(dashboard.cards) == len(CARDS)
+        assert dashboard.widget._view_count == 0
+        bundle, _ = dashboard._repr_mimebundle_()
+        assert "image/png" not in bundle
+        assert "application/vnd.jupyter.widget-view+json" in bundle
+        assert YOUR_DATA in dashboard.widget.children[-1].value
+        # what the front end reports when the page shows the dashboard
+        dashboard.widget._view_count = 1
+        assert list(dashboard.explorers) == [card.title for card in CARDS]
+        for card, box in zip(CARDS, dashboard.cards):
+            explorer = dashboard.explorers[card.title]
+            assert type(explorer).__name__ == card.explorer
+            shown = box.children[-1].children[0]  # the explorer's box, in place of the placeholder
+            assert shown.children[0].children[-1] is explorer.reset_button
+        assert not dashboard.errors
+        dashboard.widget._view_count = 2  # a second view builds nothing again
+        assert len(dashboard.explorers) == len(CARDS)
+    finally:
+        dashboard.close()
+
+
+def test_a_card_whose_explorer_fails_says_so_and_the_others_come(monkeypatch):
+    from spectral_kit.widgets import dashboard as module
+
+    def broken(card):
+        if card.explorer == "InterlacingExplorer":
+            raise RuntimeError("no memory left")
+        return real(card)
+
+    real = module._explorer_for
+    monkeypatch.setattr(module, "_explorer_for", broken)
+    dashboard = module.Dashboard(lazy=True)
+    try:
+        dashboard.widget._view_count = 1
+        assert len(dashboard.explorers) == len(module.CARDS) - 1
+        assert len(dashboard.errors) == 1 and "no memory left" in dashboard.errors[0]
+        assert "could not start" in dashboard.cards[2].children[-1].children[0].value
+    finally:
+        dashboard.close()
+
+
+def test_dashboard_rejects_a_bad_lazy_flag():
+    from spectral_kit.widgets.dashboard import Dashboard
+
+    with pytest.raises(TypeError, match="lazy"):
+        Dashboard(lazy="yes")
 
 
 def test_a_hidpi_screen_gets_whole_frames_at_its_resolution():

@@ -5,10 +5,14 @@ This folder is a Jupyter configuration directory: put it on ``JUPYTER_CONFIG_PAT
 own configuration, which still wins.
 
 * ``jupyter_server_config.json`` and ``voila.json``: kernels that have been idle with no
-  browser connected for 5 minutes are shut down (checked every minute). A closed or
-  abandoned tab -- a Voilà dashboard visit, a notebook closed without shutting its kernel --
-  then frees its kernel's memory, which a Binder session (1–2 GB) needs. A kernel with an
-  open tab is never culled, however long the student reads.
+  browser connected for 20 s are shut down (checked every 5 s). A closed or abandoned
+  tab -- a Voilà dashboard visit, a notebook closed in JupyterLab -- then frees its
+  kernel's memory within 30 s, which a Binder session (1–2 GB) needs before a student's
+  reload starts another kernel. A kernel with an open tab is never culled, however long the
+  student reads. ``voila.json`` also turns on Voilà's progressive rendering: the page
+  shows at once and each output as it comes.
+* ``voila.py``: sets the ``_xsrf`` cookie on Voilà's page, so that closing the tab shuts
+  its kernel down at once (:mod:`.voila_hooks`).
 * ``labconfig/default_setting_overrides.json``: JupyterLab saves the widgets' state in the
   notebook, so an explorer saved with its notebook shows its last picture when the notebook
   is reopened without a kernel (instead of "Error displaying widget: model not found").

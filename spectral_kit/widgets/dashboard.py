@@ -4,8 +4,10 @@ for Voilà or a notebook."""
 from __future__ import annotations
 
 import base64
+import html
 import io
 import os
+import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -14,9 +16,10 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 
 from ..plots._style import FIGURE_DPI, PNG_SCALE
-from .base import STATIC_ENV, Explorer
+from .base import STATIC_ENV, Explorer, _kernel_loop
 
-__all__ = ["CARDS", "Card", "Dashboard", "default_explorers", "notebook_href"]
+__all__ = ["CARDS", "KERNEL_WATCH", "NOTEBOOKS_ONLINE", "YOUR_DATA", "Card", "Dashboard",
+           "default_explorers", "notebook_href"]
 
 
 @dataclass(frozen=True)
@@ -68,27 +71,96 @@ CARDS: tuple[Card, ...] = (
 
 def default_explorers() -> dict[str, Explorer]:
     """One explorer per card of :data:`CARDS`, by title, in teaching order."""
+    return {card.title: _explorer_for(card) for card in CARDS}
+
+
+def _explorer_for(card: Card) -> Explorer:
+    # Each explorer's module is imported only when its card is built: the dashboard's
+    # kernel never loads what no card needs.
     from .. import widgets as kit_widgets
 
-    return {card.title: getattr(kit_widgets, card.explorer)() for card in CARDS}
+    return getattr(kit_widgets, card.explorer)()
+
+
+#: Where the kit's notebooks are read when Voilà serves the dashboard on its own (``voila
+#: notebooks/dashboard.ipynb``), a server that has no other page for them.
+NOTEBOOKS_ONLINE = "https://github.com/spectral-kit/spectral_kit/blob/HEAD/notebooks/"
+
+#: The notebook that runs the kit on a student's own data, linked below the cards.
+YOUR_DATA = "your_data.ipynb"
 
 
 def notebook_href(notebook: str) -> str:
     """Where a link to one of the kit's notebooks points, from the dashboard.
 
-    In JupyterLab (and Voilà standalone) the link is relative to the dashboard, which sits
-    beside the notebooks. Voilà running inside a Jupyter server (Binder's
-    ``voila/render/...``) tells the kernel its page address in ``SCRIPT_NAME``; the link
-    then opens the notebook in JupyterLab on the same server rather than as another Voilà
-    page.
+    * JupyterLab, or no server at all: relative to the dashboard, which sits beside the
+      notebooks.
+    * Voilà inside a Jupyter server (Binder's ``voila/render/...``; the kernel learns its
+      page address from ``SCRIPT_NAME``): the notebook opens in JupyterLab on the same
+      server rather than as another Voilà page.
+    * Voilà on its own, serving a folder (``voila notebooks/``): Voilà renders the notebook.
+    * Voilà on its own, serving only the dashboard: it has no page for another notebook (it
+      refuses ``voila/files/*.ipynb`` with 403), so the link opens the notebook, with its
+      stored outputs, in the kit's public repository.
+
+    Which Voilà started the kernel is told by the kit's Voilà hook
+    (:data:`spectral_kit.jupyter_config.voila_hooks.SERVER_ENV`).
     """
+    from ..jupyter_config.voila_hooks import SERVER_ENV
+
     page = os.environ.get("SCRIPT_NAME", "")
+    server = os.environ.get(SERVER_ENV, "")
     marker = "/voila/render/"
-    if marker in page:
+    if marker in page and server != "voila":
         prefix, path = page.split(marker, 1)
         folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
         return f"{prefix}/lab/tree/{folder}{notebook}"
+    if server == "voila" and marker not in page:
+        return NOTEBOOKS_ONLINE + notebook
     return notebook
+
+
+def _link(notebook: str, text: str) -> widgets.HTML:
+    link = widgets.HTML(
+        f"<a href='{notebook_href(notebook)}' target='_blank' "
+        f"style='color:#0b57d0;text-decoration:underline' rel='noopener'>{text}</a>"
+    )
+    link.add_class("spectral-kit-notebook-link")
+    return link
+
+
+#: Shown on the page when the dashboard's kernel is gone (closed by the server's culling,
+#: killed for memory): the page polls the kernel's address and, once the server no longer
+#: knows it, replaces frozen sliders by this message.
+KERNEL_WATCH = """<div class="spectral-kit-kernel-watch"></div>
+<script>
+(function () {
+  var node = document.getElementsByClassName('spectral-kit-kernel-watch');
+  node = node[node.length - 1];
+  var config = document.getElementById('jupyter-config-data');
+  if (!config || !node) { return; }
+  config = JSON.parse(config.textContent);
+  var kernel = config.kernelId, base = config.baseUrl || '/';
+  if (!kernel) { return; }
+  function gone() {
+    var banner = document.createElement('div');
+    banner.className = 'spectral-kit-kernel-gone';
+    banner.setAttribute('role', 'alert');
+    banner.style.cssText = 'position:fixed;top:0;left:0;right:0;z-index:10000;padding:14px;' +
+      'background:#b3261e;color:#fff;font:16px sans-serif;text-align:center';
+    banner.textContent = "The explorers' kernel has stopped (closed by the server or out " +
+      'of memory): the sliders no longer answer. Reload the page to start again.';
+    document.body.appendChild(banner);
+    var dash = document.querySelector('.spectral-kit-dashboard');
+    if (dash) { dash.style.opacity = '0.45'; dash.style.pointerEvents = 'none'; }
+  }
+  var timer = setInterval(function () {
+    fetch(base + 'api/kernels/' + kernel, {credentials: 'same-origin'}).then(function (r) {
+      if (r.status === 404) { clearInterval(timer); gone(); }
+    }).catch(function () {});
+  }, 3000);
+})();
+</script>"""
 
 
 class Dashboard:
@@ -98,10 +170,21 @@ class Dashboard:
     The cards keep the width of their figure and wrap: one column on a 1280 px screen,
     two side by side from about 1850 px.
 
+    In a kernel, the default explorers are built once the dashboard is on a screen (its
+    widget has a view), one card after the other: the cell that shows the dashboard creates
+    a few widgets only, so the page's widget manager gets the dashboard's state at once
+    instead of waiting for five explorers' canvases (under load that wait passed the
+    manager's 4 s limit and the page said "model not found"), and the first card is live
+    while the others are still being built.
+
     Parameters
     ----------
     explorers : dict of title → Explorer, optional
-        Defaults to :func:`default_explorers` (the five explorers of :data:`CARDS`).
+        Defaults to the five explorers of :data:`CARDS`.
+    lazy : bool, optional
+        Build the default explorers only when the dashboard is shown. Default: in a kernel
+        and not when storing pictures (``SPECTRAL_KIT_STATIC_WIDGETS``); explorers given by
+        the caller are already built.
 
     Examples
     --------
@@ -112,18 +195,31 @@ class Dashboard:
     >>> dashboard.close()
     """
 
-    def __init__(self, explorers: dict[str, Explorer] | None = None):
+    def __init__(self, explorers: dict[str, Explorer] | None = None, *,
+                 lazy: bool | None = None):
         if explorers is not None and not isinstance(explorers, Mapping):
             raise TypeError(f"explorers must map a card title to an explorer; got "
                             f"{type(explorers).__name__}.")
-        self.explorers = default_explorers() if explorers is None else dict(explorers)
-        for title, explorer in self.explorers.items():
-            if not isinstance(explorer, Explorer):
-                raise TypeError(f"explorers[{title!r}] must be an explorer (for example "
-                                f"PositivityExplorer()); got {type(explorer).__name__}.")
+        if lazy is not None and not isinstance(lazy, bool):
+            raise TypeError(f"lazy must be True, False or None; got {lazy!r}.")
+        if explorers is not None:
+            for title, explorer in explorers.items():
+                if not isinstance(explorer, Explorer):
+                    raise TypeError(f"explorers[{title!r}] must be an explorer (for example "
+                                    f"PositivityExplorer()); got {type(explorer).__name__}.")
+        if lazy is None:
+            lazy = (explorers is None and _kernel_loop() is not None
+                    and not os.environ.get(STATIC_ENV))
+        #: The explorers built so far, by card title.
+        self.explorers: dict[str, Explorer] = {} if explorers is None else dict(explorers)
+        #: Tracebacks of explorers that could not be built (also shown in their card).
+        self.errors: list[str] = []
         cards_by_title = {card.title: card for card in CARDS}
+        titles = list(self.explorers) if explorers is not None else [c.title for c in CARDS]
+        self._pending = [cards_by_title[t] for t in titles if t not in self.explorers]
+        self._slots: dict[str, widgets.Box] = {}
         cards = []
-        for title, explorer in self.explorers.items():
+        for title in titles:
             parts: list[widgets.Widget] = [
                 widgets.HTML(f"<h3 style='margin:4px 0'>{title}</h3>")
             ]
@@ -131,32 +227,91 @@ class Dashboard:
             if card is not None:
                 notice = widgets.HTMLMath(f"<b>What to notice.</b> {card.notice}")
                 notice.add_class("spectral-kit-notice")
-                link = widgets.HTML(
-                    f"<a href='{notebook_href(card.notebook)}' target='_blank' "
-                    "style='color:#0b57d0;text-decoration:underline' "
-                    f"rel='noopener'>Read more: notebook {card.notebook}</a>"
-                )
-                link.add_class("spectral-kit-notebook-link")
-                parts += [notice, link]
-            parts.append(explorer.widget)
-            width = explorer.figsize[0] * FIGURE_DPI + 16
+                parts += [notice, _link(card.notebook, f"Read more: notebook {card.notebook}")]
+            explorer = self.explorers.get(title)
+            figsize = explorer.figsize if explorer is not None else _figsize(card)
+            slot = widgets.VBox([explorer.widget if explorer is not None
+                                 else _placeholder(figsize)])
+            self._slots[title] = slot
+            parts.append(slot)
+            width = figsize[0] * FIGURE_DPI + 16
             box = widgets.VBox(parts, layout=widgets.Layout(
                 margin="0 24px 24px 0", width=f"{width:.0f}px", flex="0 0 auto"))
             box.add_class("spectral-kit-card")
             cards.append(box)
+        own_data = _link(YOUR_DATA, "Explore your own data: notebook " + YOUR_DATA)
+        own_data.add_class("spectral-kit-your-data")
         self.widget = widgets.Box(
-            cards, layout=widgets.Layout(display="flex", flex_flow="row wrap",
-                                         align_items="flex-start", width="100%")
+            [*cards, own_data],
+            layout=widgets.Layout(display="flex", flex_flow="row wrap",
+                                  align_items="flex-start", width="100%")
         )
         self.widget.add_class("spectral-kit-dashboard")
+        if self._pending and lazy:
+            # The front end reports its views of a widget whose count is not None.
+            self.widget._view_count = 0
+            self.widget.observe(self._on_view, names="_view_count")
+        else:
+            self.build()
+
+    @property
+    def cards(self) -> list[widgets.Widget]:
+        """The card boxes, in order (the last child of :attr:`widget` is the link to
+        :data:`YOUR_DATA`)."""
+        return list(self.widget.children[:-1])
+
+    def build(self) -> Dashboard:
+        """Build every explorer not built yet (what a shown dashboard does by itself)."""
+        while self._pending:
+            self._build_one()
+        return self
+
+    def _on_view(self, change: dict) -> None:
+        if not change["new"]:
+            return
+        self.widget.unobserve(self._on_view, names="_view_count")
+        self._build_next()
+
+    def _build_next(self) -> None:
+        if not self._pending:
+            return
+        self._build_one()
+        loop = _kernel_loop()
+        if self._pending:
+            if loop is None:
+                self.build()
+            else:
+                # One card per turn of the kernel's loop: slider moves on the cards already
+                # live are answered between two builds.
+                loop.add_callback(self._build_next)
+
+    def _build_one(self) -> None:
+        card = self._pending.pop(0)
+        slot = self._slots[card.title]
+        try:
+            explorer = _explorer_for(card)
+        except Exception as exc:  # shown in its card, the other cards still come
+            self.errors.append(traceback.format_exc())
+            error = widgets.HTML(f"<pre style='color:#b3261e;white-space:pre-wrap'>This "
+                                 f"explorer could not start: {type(exc).__name__}: "
+                                 f"{html.escape(str(exc))}</pre>")
+            error.add_class("spectral-kit-error")
+            slot.children = [error]
+            return
+        self.explorers[card.title] = explorer
+        slot.children = [explorer.widget]
 
     def close(self) -> None:
+        """Close every explorer built and the dashboard's widgets; nothing more is built."""
+        self._pending = []
         for explorer in self.explorers.values():
             explorer.close()
         self.widget.close()
 
     def snapshot(self) -> bytes:
-        """All explorers' figures stacked into one PNG (twice the pixels on screen)."""
+        """All explorers' figures stacked into one PNG (twice the pixels on screen); builds
+        the explorers not built yet."""
+        self.build()
         images = [plt.imread(io.BytesIO(e.snapshot(scale=PNG_SCALE)), format="png")
                   for e in self.explorers.values()]
         width = max(im.shape[1] for im in images)
@@ -176,18 +331,57 @@ class Dashboard:
         plt.close(fig)
         return buffer.getvalue()
 
+    def _ipython_display_(self) -> None:
+        # Displayed rather than returned: a live dashboard comes with the page's watch on its
+        # kernel (KERNEL_WATCH), a second output beside the widget.
+        from IPython.display import display
+
+        data, metadata = self._repr_mimebundle_()
+        if not os.environ.get(STATIC_ENV):
+            display({"text/html": KERNEL_WATCH}, raw=True)
+        display(data, metadata=metadata, raw=True)
+
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict, dict]:
         static = bool(os.environ.get(STATIC_ENV))
+        text = {"text/plain": f"Dashboard({len(self._slots)} explorers)"}
+        if not static and self._pending:
+            # Not built yet: a picture would build every explorer before the page shows.
+            return {**text, **self.widget._repr_mimebundle_(**kwargs)}, {}
         if static:
             # A stored picture is final: no kernel will refine it later.
             for explorer in self.explorers.values():
                 explorer.finish()
         png = self.snapshot()
         shape = plt.imread(io.BytesIO(png), format="png").shape
-        data = {"image/png": base64.b64encode(png).decode("ascii"),
-                "text/plain": f"Dashboard({len(self.explorers)} explorers)"}
+        data = {"image/png": base64.b64encode(png).decode("ascii"), **text}
         metadata = {"image/png": {"width": round(shape[1] / PNG_SCALE),
                                   "height": round(shape[0] / PNG_SCALE)}}
         if static:
             return data, metadata
         return {**data, **self.widget._repr_mimebundle_(**kwargs)}, metadata
+
+
+#: Each card's figure size in inches (its explorer's ``figsize``; a test keeps them equal), so
+#: a placeholder takes the room of the explorer before its module is imported.
+_FIGSIZES: dict[str, tuple[float, float]] = {
+    "PositivityExplorer": (8.0, 3.2),
+    "SparsityGapExplorer": (8.0, 3.4),
+    "InterlacingExplorer": (8.0, 4.8),
+    "DetectabilityExplorer": (8.0, 5.8),
+    "StabilityExplorer": (8.0, 4.4),
+}
+
+
+def _figsize(card: Card | None) -> tuple[float, float]:
+    """The figure size of a card's explorer, without importing the explorer's module."""
+    return Explorer.figsize if card is None else _FIGSIZES.get(card.explorer, Explorer.figsize)
+
+
+def _placeholder(figsize: tuple[float, float]) -> widgets.Widget:
+    """What a card shows while its explorer is being built: as tall as the explorer will be,
+    so the page does not jump when it arrives."""
+    height = figsize[1] * FIGURE_DPI + 90
+    box = widgets.HTML("<div style='padding:12px;color:#555'>Starting the explorer…</div>",
+                       layout=widgets.Layout(min_height=f"{height:.0f}px"))
+    box.add_class("spectral-kit-placeholder")
+    return box
