@@ -103,6 +103,11 @@ class Dashboard:
     explorers : dict of title → Explorer, optional
         Defaults to :func:`default_explorers` (the five explorers of :data:`CARDS`).
 
+    Raises
+    ------
+    TypeError
+        If ``explorers`` is not a mapping of titles to explorers.
+
     Examples
     --------
     >>> from spectral_kit.widgets import Dashboard, PositivityExplorer
