@@ -55,7 +55,12 @@ myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "su
 myst_heading_anchors = 3
 
 # -- API reference ------------------------------------------------------------------------------
-autosummary_generate = True
+# The API pages are written by kit_docs at config-inited. Naming them (rather than True, which
+# takes the list of documents from the previous build's cached environment) makes autosummary
+# write the reference pages of a subpackage that is new since the last build.
+from kit_docs import SUBPACKAGES  # noqa: E402
+
+autosummary_generate = [f"api/{sub}.rst" for sub in SUBPACKAGES]
 autosummary_imported_members = True
 autodoc_default_options = {"members": False}
 autodoc_typehints = "none"  # numpydoc's Parameters section carries the types

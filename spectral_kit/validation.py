@@ -792,9 +792,9 @@ def check_data_size(n_rows: float, n_cols: float, names: str, *, copies: float =
 
     Raises
     ------
-    MemoryError
+    ValueError
         If ``copies · 8 · n_rows · n_cols`` bytes exceed the limit of
-        :func:`spectral_kit.memory.memory_limit`.
+        :func:`spectral_kit.memory.memory_limit`; the message says how much it would need.
 
     Examples
     --------

@@ -312,9 +312,9 @@ def resample_indices(n_samples: int, n_resamples: int, random_state: object = No
     Parameters
     ----------
     n_samples : int
-        Number of samples (rows of X), at least 1.
+        Number of samples (rows of X), at least 3.
     n_resamples : int
-        Number of resamples B, at least 1.
+        Number of resamples B, at least 2.
     random_state : None, int or numpy Generator
         Source of the draw.
 
@@ -325,8 +325,10 @@ def resample_indices(n_samples: int, n_resamples: int, random_state: object = No
 
     Raises
     ------
-    ValueError, TypeError
-        If a size is not a positive integer or ``random_state`` is invalid.
+    TypeError
+        If a size is not an integer or ``random_state`` is of the wrong kind.
+    ValueError
+        If a size is too small, or the indices would exceed the kit's memory limit.
 
     Examples
     --------

@@ -262,6 +262,11 @@ def top_eigenspace(A: np.ndarray, k: int) -> np.ndarray:
         Orthonormal columns spanning the top-k eigenvector space (their order and signs are
         not meaningful).
 
+    Raises
+    ------
+    ValueError
+        If ``A`` is not a finite symmetric matrix or ``k`` is out of range.
+
     Examples
     --------
     >>> import numpy as np

@@ -510,6 +510,8 @@ def sparse_loadings(result: SbSResult, k: int | None = None) -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        If ``result`` is not an :class:`SbSResult`.
     ValueError
         If ``k`` is out of range, or the result holds no stable k and none is given.
 

@@ -153,7 +153,8 @@ def critical_irrelevant(signal: float, n_samples: int) -> float:
     Raises
     ------
     ValueError
-        If ``signal`` is negative or not finite, or ``n_samples`` < 1.
+        If ``signal`` is negative or not finite, ``n_samples`` < 1, or the result overflows
+        float64.
 
     Examples
     --------
@@ -237,7 +238,7 @@ def relevant_signal(M_relevant: object) -> float:
     Raises
     ------
     ValueError
-        If the rows are not finite or one is constant.
+        If the rows are not finite or one is constant (it cannot be normalised).
 
     Examples
     --------

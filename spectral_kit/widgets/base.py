@@ -91,6 +91,13 @@ class Explorer:
     errors : list of str
         Tracebacks of failed updates (also shown in red below the figure).
 
+    Raises
+    ------
+    ValueError
+        For an unknown control, or a slider value outside its range or not a whole number
+        where the slider is an integer one (here and in :meth:`update`); for an option out of
+        range.
+
     Examples
     --------
     A minimal explorer: one canonical slider, one animated artist, computed in ``_render``.

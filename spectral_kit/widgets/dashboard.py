@@ -186,6 +186,11 @@ class Dashboard:
         and not when storing pictures (``SPECTRAL_KIT_STATIC_WIDGETS``); explorers given by
         the caller are already built.
 
+    Raises
+    ------
+    TypeError
+        If ``explorers`` is not a mapping of titles to explorers.
+
     Examples
     --------
     >>> from spectral_kit.widgets import Dashboard, PositivityExplorer

@@ -167,6 +167,13 @@ class DetectabilityExplorer(Explorer):
     **values
         Initial slider values (``n_irrelevant``, ``sigma``).
 
+    Raises
+    ------
+    ValueError
+        For an unknown control, or a slider value outside its range or not a whole number
+        where the slider is an integer one (here and in :meth:`update`); for an option out of
+        range.
+
     Examples
     --------
     Headless (a notebook shows the controls and the figure when ``explorer`` is the last

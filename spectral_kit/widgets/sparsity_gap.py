@@ -56,6 +56,13 @@ class SparsityGapExplorer(Explorer):
     **values
         Initial slider values (``n_clusters``, ``k``, ``sigma``, ``n_irrelevant``).
 
+    Raises
+    ------
+    ValueError
+        For an unknown control, or a slider value outside its range or not a whole number
+        where the slider is an integer one (here and in :meth:`update`); for an option out of
+        range.
+
     Examples
     --------
     Headless (a notebook shows the controls and the figure when ``explorer`` is the last
@@ -266,6 +273,13 @@ class SideInformationExplorer(SparsityGapExplorer):
         ``{"target": ..., "nuisance": ...}``.
     result : SideQAlphaResult
         The result behind the current bars.
+
+    Raises
+    ------
+    ValueError
+        For an unknown control, or a slider value outside its range or not a whole number
+        where the slider is an integer one (here and in :meth:`update`); for an option out of
+        range.
 
     Examples
     --------

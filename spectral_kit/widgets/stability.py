@@ -188,6 +188,13 @@ class StabilityExplorer(Explorer):
         Initial slider values (``n_samples``, ``sigma``, ``k``, ``n_clusters``,
         ``confidence``).
 
+    Raises
+    ------
+    ValueError
+        For an unknown control, or a slider value outside its range or not a whole number
+        where the slider is an integer one (here and in :meth:`update`); for an option out of
+        range.
+
     Examples
     --------
     Headless (a notebook shows the controls and the figure when ``explorer`` is the last
