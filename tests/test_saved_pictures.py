@@ -170,3 +170,18 @@ def test_the_lab_configuration_turns_the_news_pop_up_off():
     notification = overrides["@jupyterlab/apputils-extension:notification"]
     assert notification["fetchNews"] == "false" and notification["checkForUpdates"] is False
     assert overrides["@jupyter-widgets/jupyterlab-manager:plugin"]["saveState"] is True
+
+
+def test_voila_keeps_live_widgets_under_the_same_configuration():
+    """Under JupyterLab's /voila/render Voilà reads the server's configuration, and its
+    exporter is an HTMLExporter: the export preprocessor must leave a dashboard's widgets."""
+    voila_exporter = pytest.importorskip("voila.exporter")
+    from traitlets.config import Config
+
+    config = Config(json.loads((CONFIG_DIR / "jupyter_server_config.json").read_text()))
+    exporter = voila_exporter.VoilaExporter(config=config)
+    notebook = nbformat.from_dict(_notebook(_state(SHARP_CANVAS)))
+    ours = [p for p in exporter._preprocessors if isinstance(p, PicturesForExport)]
+    assert len(ours) == 1                    # the configuration does reach Voilà's exporter
+    notebook, _ = ours[0].preprocess(notebook, {})
+    assert WIDGET_VIEW in notebook.cells[0].outputs[0]["data"]

@@ -65,9 +65,9 @@ N_RELEVANT = 3
 WEIGHTINGS = {"parameter-free": "Algo. 2", "q-alpha": "Algo. 1"}
 #: Top of the spectrum's (log) count axis, in multiples of q (the most any bar can hold):
 #: the bars and the lines stay below :data:`SPECTRUM_LINE_TOP`, the legend above.
-SPECTRUM_HEADROOM = 5.0
+SPECTRUM_HEADROOM = 20.0
 #: Height of the spectrum's vertical lines, as a fraction of the axes.
-SPECTRUM_LINE_TOP = 0.76
+SPECTRUM_LINE_TOP = 0.62
 #: Top of the scatter panels' vertical axis: the normalised coordinates end at 1, the
 #: silhouette is written above them.
 PROJECTION_TOP = 1.45
@@ -187,7 +187,9 @@ class DetectabilityExplorer(Explorer):
     >>> explorer.close()
     """
 
-    figsize = (8.0, 5.8)
+    #: 460 px of figure: with its sliders and status line the explorer fits the notebook area
+    #: of a 1280 × 800 screen (it was 580 px, 708 px in all, taller than that area).
+    figsize = (8.0, 4.6)
     #: Largest n₂ on the slider; the default n₂ = 200 is the report's.
     N_IRRELEVANT_MAX = 300
     SIGMA_RANGE = (0.02, 1.0)
@@ -213,7 +215,7 @@ class DetectabilityExplorer(Explorer):
 
     def _draw(self, figure: Figure) -> None:
         (ax_pca, ax_weighted), (ax_spec, ax_det) = figure.subplots(
-            2, 2, height_ratios=[1.15, 1.0]
+            2, 2, height_ratios=[0.85, 1.0]
         )
         state = self.compute(self.values)
         self.projections = {}
@@ -259,6 +261,9 @@ class DetectabilityExplorer(Explorer):
         (self.critical_line,) = ax_det.plot([0.0, 0.0], [0.0, 1.0], color="0.4", ls=":",
                                             lw=1)
         ax_det.set_xlim(0.0, 1.03 * self.N_IRRELEVANT_MAX)  # room for the marker at the end
+        # A fixed top well above θ ≤ 3: the legend, part of the cached background, stays
+        # above every moving line in the short figure that fits a 1280 × 800 screen.
+        ax_det.set_ylim(0.0, 6.0)
         ax_det.set_title(r"$\theta$ vs $1 + \sqrt{n_2/q}$", y=1.0)
         # θ ≥ 1 and every curve starts at 1: the band below 1 is free for the verdict.
         self.verdict_text = ax_det.text(

@@ -176,6 +176,10 @@ class PicturesForExport(Preprocessor):
     views only with the widgets' JavaScript from a CDN, so offline they stay blank)."""
 
     def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
+        # Voilà's exporter is an HTMLExporter and reads the same configuration under
+        # JupyterLab's /voila/render: a live dashboard keeps its widgets.
+        if type(self.parent).__module__.split(".")[0] == "voila":
+            return nb, resources
         state = _state(nb)
         for output in _views(nb):
             model_id = output["data"][WIDGET_VIEW].get("model_id", "")

@@ -450,12 +450,17 @@ class StabilityExplorer(Explorer):
         stable = k in rep.stable_ks
         art = self.perturbation
         title = f"$k = {k}$: " + ("stable" if stable else "not stable")
+        off_panel = ""
         if gap > 0:
             art.update(norms / gap, at_k, lam / gap, k, norm_E / gap, rep.stewart[k - 1].bound,
                        rescale=False)
             beyond = int(np.count_nonzero(norms / gap > self.perturbation_range))
             if norm_E / gap > self.perturbation_range:  # the dashed line is off the panel
-                title += rf" ($\Vert E\Vert_2 = {norm_E / gap:.2g}\,$gap →)"
+                # inside the panel, not in its title: a long title runs over the middle
+                # panel's title and off the figure
+                ratio = norm_E / gap
+                off_panel = (rf"$\Vert E\Vert_2 = {ratio:.0f}\,$gap →" if ratio >= 100
+                             else rf"$\Vert E\Vert_2 = {ratio:.2g}\,$gap →")
         else:  # tied eigenvalues: no unit, and no guarantee
             art.points.set_offsets(np.empty((0, 2)))
             art.norm_E.set_xdata([np.nan, np.nan])
@@ -463,8 +468,10 @@ class StabilityExplorer(Explorer):
             beyond = norms.size
             title += " (gap 0)"
         self.k_text.set_text(title)
-        self.beyond_text.set_text(f"{beyond} of {norms.size} resamples beyond →"
-                                  if beyond else "")
+        lines = [off_panel] if off_panel else []
+        if beyond:
+            lines.append(f"{beyond} of {norms.size} resamples beyond →")
+        self.beyond_text.set_text("\n".join(lines))
         ks = ", ".join(str(s) for s in rep.stable_ks) or "none"
         text = f"‖E‖₂ = {norm_E:.3g}, 4‖E‖₂ = {rep.threshold:.3g}"
         if clipped:
