@@ -444,3 +444,20 @@ def test_frames_sent_before_the_front_end_attaches_are_png():
     shown = plt.imread(io.BytesIO(base64.b64decode(url.split(",", 1)[1])), format="png")
     assert shown.shape[:2] == (50, 100)
     canvas.close()
+
+
+def test_the_dashboards_explorers_import_neither_scikit_learn_nor_scipy_stats():
+    """A dashboard kernel loads what its five explorers draw with, not all of SciPy and
+    scikit-learn (a Binder session has 1–2 GB for every kernel of a class's reloads)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom spectral_kit.widgets import Dashboard\nimport spectral_kit.widgets as w\n"
+            "from spectral_kit.widgets.dashboard import CARDS\n"
+            "assert 'scipy' not in sys.modules, 'the dashboard module loads SciPy'\n"
+            "for card in CARDS: getattr(w, card.explorer)\n"
+            "print(sorted(m for m in ('sklearn', 'scipy.stats', 'pandas') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout
