@@ -132,8 +132,8 @@ def _link(notebook: str, text: str) -> widgets.HTML:
 
 #: Shown on the page when the dashboard's kernel is gone -- shut down by the server's culling,
 #: killed for memory (the server then restarts an empty kernel, which holds no explorer):
-#: the page listens to the kernel's status on a channel of its own and, when the kernel
-#: restarts, dies or its channel closes, greys the frozen sliders out under this message.
+#: the page asks the server for the kernel's state every second and, once the kernel is
+#: unknown, restarting or dead, greys the frozen sliders out under this message.
 KERNEL_WATCH = """<div class="spectral-kit-kernel-watch"></div>
 <script>
 (function () {
@@ -158,18 +158,23 @@ KERNEL_WATCH = """<div class="spectral-kit-kernel-watch"></div>
     var dash = document.querySelector('.spectral-kit-dashboard');
     if (dash) { dash.style.opacity = '0.45'; dash.style.pointerEvents = 'none'; }
   }
-  var url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + base +
-    'api/kernels/' + kernel + '/channels';
-  var socket = new WebSocket(url);
-  socket.onmessage = function (event) {
-    if (typeof event.data !== 'string') { return; }
-    var msg = JSON.parse(event.data);
-    var state = msg.header && msg.header.msg_type === 'status' && msg.content.execution_state;
-    if (state === 'restarting' || state === 'autorestarting' || state === 'dead') {
-      gone('it was restarted, out of memory or crashed');
-    }
-  };
-  socket.onclose = function () { gone('the server shut it down'); };
+  // Polled rather than listened to: a second channel to the kernel would be sent every
+  // canvas frame of the explorers as well.
+  var seen = false;
+  var timer = setInterval(function () {
+    fetch(base + 'api/kernels/' + kernel, {credentials: 'same-origin'}).then(function (r) {
+      if (r.status === 404) { clearInterval(timer); gone('the server shut it down'); return null; }
+      return r.ok ? r.json() : null;
+    }).then(function (model) {
+      if (!model) { return; }
+      var state = model.execution_state;
+      if (state === 'idle' || state === 'busy') { seen = true; return; }
+      if (seen && /start|restart|dead/.test(state)) {
+        clearInterval(timer);
+        gone('it was restarted, out of memory or crashed');
+      }
+    }).catch(function () {});
+  }, 1000);
 })();
 </script>"""
 
