@@ -17,7 +17,7 @@ from math import comb
 
 import numpy as np
 import scipy.linalg
-from scipy.stats import norm
+from scipy.special import ndtr, ndtri  # normal CDF/quantile, without all of scipy.stats
 
 from .preprocess import preprocess_rows
 from .validation import (
@@ -279,7 +279,7 @@ def wilson_interval(
     """Wilson score interval for binomial proportions (better than ±2·SE near 0 and 1)."""
     s = np.asarray(successes, dtype=np.float64)
     t = np.maximum(np.asarray(trials, dtype=np.float64), 1.0)
-    z = norm.ppf(0.5 + confidence / 2)
+    z = ndtri(0.5 + confidence / 2)
     p = s / t
     centre = (p + z**2 / (2 * t)) / (1 + z**2 / t)
     half = z * np.sqrt(p * (1 - p) / t + z**2 / (4 * t**2)) / (1 + z**2 / t)
@@ -681,7 +681,7 @@ def positivity_prediction(n: int | object, mu: float, sigma: float) -> np.ndarra
     theta = mu * np.sqrt(sizes) / sigma
     with np.errstate(invalid="ignore"):
         z = np.sqrt(np.maximum(theta**2 - 1.0, 0.0))
-    return np.where(theta > 1.0, norm.cdf(z) ** sizes, 0.0)
+    return np.where(theta > 1.0, ndtr(z) ** sizes, 0.0)
 
 
 def smallest_n_above(level: float, n: np.ndarray, values: np.ndarray) -> int | None:

@@ -362,6 +362,9 @@ def test_dashboard_builds_its_explorers_once_it_is_shown():
         assert "image/png" not in bundle
         assert "application/vnd.jupyter.widget-view+json" in bundle
         assert YOUR_DATA in dashboard.widget.children[-1].value
+        for box in dashboard.cards:  # each card shows its stored first picture meanwhile
+            placeholder = box.children[-1].children[0]
+            assert placeholder.children[-1].value[:8] == b"\x89PNG\r\n\x1a\n"
         # what the front end reports when the page shows the dashboard
         dashboard.widget._view_count = 1
         assert list(dashboard.explorers) == [card.title for card in CARDS]
@@ -444,3 +447,38 @@ def test_frames_sent_before_the_front_end_attaches_are_png():
     shown = plt.imread(io.BytesIO(base64.b64decode(url.split(",", 1)[1])), format="png")
     assert shown.shape[:2] == (50, 100)
     canvas.close()
+
+
+def test_the_dashboards_explorers_import_neither_scikit_learn_nor_scipy_stats():
+    """A dashboard kernel loads what its five explorers draw with, not all of SciPy and
+    scikit-learn (a Binder session has 1–2 GB for every kernel of a class's reloads)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom spectral_kit.widgets import Dashboard\nimport spectral_kit.widgets as w\n"
+            "from spectral_kit.widgets.dashboard import CARDS\n"
+            "assert 'scipy' not in sys.modules, 'the dashboard module loads SciPy'\n"
+            "for card in CARDS: getattr(w, card.explorer)\n"
+            "print(sorted(m for m in ('sklearn', 'scipy.stats', 'pandas') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_dashboards_stored_pictures_are_what_the_explorers_draw(tmp_path):
+    """The pictures a card shows before its explorer is live (spectral_kit/widgets/pictures)
+    are the explorers' first pictures today: rewrite them with ``store_pictures()`` when an
+    explorer's look changes."""
+    from spectral_kit.widgets.dashboard import CARDS, PICTURES, store_pictures
+
+    for fresh in store_pictures(tmp_path):
+        stored = PICTURES / fresh.name
+        assert stored.is_file(), f"{stored} is missing: run store_pictures()"
+        a = plt.imread(stored)[..., :3]
+        b = plt.imread(fresh)[..., :3]
+        assert a.shape == b.shape, f"{fresh.name}: {a.shape} stored, {b.shape} drawn now"
+        differ = np.any(np.abs(a - b) > 0.1, axis=-1).mean()
+        # fonts may be rasterised a little differently from one machine to another
+        assert differ < 0.01, f"{fresh.name}: {differ:.1%} of the pixels differ"
+    assert len(list(PICTURES.glob("*.png"))) == len(CARDS)

@@ -328,3 +328,19 @@ def test_failures_are_shown_under_the_figure(explorer, monkeypatch):
     explorer.update(sigma=0.31)
     assert explorer.error_area.layout.display == "none"
     assert explorer.snapshot().startswith(b"\x89PNG")
+
+
+def test_the_explorers_silhouette_is_scikit_learns():
+    from sklearn.metrics import silhouette_score
+
+    from spectral_kit.widgets.detectability import _silhouette
+
+    rng = np.random.default_rng(5)
+    for n, k, d in [(50, 2, 2), (200, 3, 2), (31, 4, 5), (10, 2, 1)]:
+        X = rng.normal(size=(n, d))
+        y = rng.integers(0, k, n)
+        y[0] = k  # a cluster of one sample scores 0
+        X[y == 1] += 2.0
+        assert _silhouette(X, y) == pytest.approx(silhouette_score(X, y), abs=1e-8)
+    with pytest.raises(ValueError, match="2 to n - 1 clusters"):
+        _silhouette(X, np.zeros(len(X)))

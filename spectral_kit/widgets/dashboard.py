@@ -10,6 +10,7 @@ import os
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
@@ -18,8 +19,8 @@ import matplotlib.pyplot as plt
 from ..plots._style import FIGURE_DPI, PNG_SCALE
 from .base import STATIC_ENV, Explorer, _kernel_loop
 
-__all__ = ["CARDS", "KERNEL_WATCH", "NOTEBOOKS_ONLINE", "YOUR_DATA", "Card", "Dashboard",
-           "default_explorers", "notebook_href"]
+__all__ = ["CARDS", "KERNEL_WATCH", "NOTEBOOKS_ONLINE", "PICTURES", "YOUR_DATA", "Card",
+           "Dashboard", "default_explorers", "notebook_href"]
 
 
 @dataclass(frozen=True)
@@ -129,36 +130,51 @@ def _link(notebook: str, text: str) -> widgets.HTML:
     return link
 
 
-#: Shown on the page when the dashboard's kernel is gone (closed by the server's culling,
-#: killed for memory): the page polls the kernel's address and, once the server no longer
-#: knows it, replaces frozen sliders by this message.
+#: Shown on the page when the dashboard's kernel is gone -- shut down by the server's culling,
+#: killed for memory (the server then restarts an empty kernel, which holds no explorer):
+#: the page asks the server for the kernel's state every second and, once the kernel is
+#: unknown, restarting or dead, greys the frozen sliders out under this message.
 KERNEL_WATCH = """<div class="spectral-kit-kernel-watch"></div>
 <script>
 (function () {
-  var node = document.getElementsByClassName('spectral-kit-kernel-watch');
-  node = node[node.length - 1];
   var config = document.getElementById('jupyter-config-data');
-  if (!config || !node) { return; }
+  if (!config || window.spectralKitKernelWatch) { return; }
   config = JSON.parse(config.textContent);
   var kernel = config.kernelId, base = config.baseUrl || '/';
   if (!kernel) { return; }
-  function gone() {
+  window.spectralKitKernelWatch = true;
+  var leaving = false;
+  window.addEventListener('beforeunload', function () { leaving = true; });
+  function gone(why) {
+    if (leaving || document.querySelector('.spectral-kit-kernel-gone')) { return; }
     var banner = document.createElement('div');
     banner.className = 'spectral-kit-kernel-gone';
     banner.setAttribute('role', 'alert');
     banner.style.cssText = 'position:fixed;top:0;left:0;right:0;z-index:10000;padding:14px;' +
       'background:#b3261e;color:#fff;font:16px sans-serif;text-align:center';
-    banner.textContent = "The explorers' kernel has stopped (closed by the server or out " +
-      'of memory): the sliders no longer answer. Reload the page to start again.';
+    banner.textContent = "The explorers' kernel has stopped (" + why + '): the sliders ' +
+      'no longer answer. Reload the page to start again.';
     document.body.appendChild(banner);
     var dash = document.querySelector('.spectral-kit-dashboard');
     if (dash) { dash.style.opacity = '0.45'; dash.style.pointerEvents = 'none'; }
   }
+  // Polled rather than listened to: a second channel to the kernel would be sent every
+  // canvas frame of the explorers as well.
+  var seen = false;
   var timer = setInterval(function () {
     fetch(base + 'api/kernels/' + kernel, {credentials: 'same-origin'}).then(function (r) {
-      if (r.status === 404) { clearInterval(timer); gone(); }
+      if (r.status === 404) { clearInterval(timer); gone('the server shut it down'); return null; }
+      return r.ok ? r.json() : null;
+    }).then(function (model) {
+      if (!model) { return; }
+      var state = model.execution_state;
+      if (state === 'idle' || state === 'busy') { seen = true; return; }
+      if (seen && /start|restart|dead/.test(state)) {
+        clearInterval(timer);
+        gone('it was restarted, out of memory or crashed');
+      }
     }).catch(function () {});
-  }, 3000);
+  }, 1000);
 })();
 </script>"""
 
@@ -236,7 +252,7 @@ class Dashboard:
             explorer = self.explorers.get(title)
             figsize = explorer.figsize if explorer is not None else _figsize(card)
             slot = widgets.VBox([explorer.widget if explorer is not None
-                                 else _placeholder(figsize)])
+                                 else _placeholder(card, figsize)])
             self._slots[title] = slot
             parts.append(slot)
             width = figsize[0] * FIGURE_DPI + 16
@@ -382,11 +398,45 @@ def _figsize(card: Card | None) -> tuple[float, float]:
     return Explorer.figsize if card is None else _FIGSIZES.get(card.explorer, Explorer.figsize)
 
 
-def _placeholder(figsize: tuple[float, float]) -> widgets.Widget:
-    """What a card shows while its explorer is being built: as tall as the explorer will be,
-    so the page does not jump when it arrives."""
+#: The explorers' first pictures, stored with the kit (``<ExplorerClass>.png``, written by
+#: :func:`store_pictures`): a card shows its picture at once and the live canvas replaces
+#: it when the explorer is built.
+PICTURES = Path(__file__).resolve().parent / "pictures"
+
+
+def store_pictures(folder: Path | None = None) -> list[Path]:
+    """Write the first picture of every card's explorer (its starting values, refinement
+    finished) to ``folder`` (default :data:`PICTURES`); returns the files written. A test
+    checks that the stored pictures are those the explorers draw now."""
+    folder = PICTURES if folder is None else Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for card in CARDS:
+        explorer = _explorer_for(card)
+        try:
+            path = folder / f"{card.explorer}.png"
+            path.write_bytes(explorer.finish().snapshot(scale=1.0))
+            written.append(path)
+        finally:
+            explorer.close()
+    return written
+
+
+def _placeholder(card: Card | None, figsize: tuple[float, float]) -> widgets.Widget:
+    """What a card shows while its explorer is being built: its stored first picture when
+    there is one, under a line saying the explorer is starting, as tall as the explorer will
+    be, so the page does not jump when it arrives."""
     height = figsize[1] * FIGURE_DPI + 90
-    box = widgets.HTML("<div style='padding:12px;color:#555'>Starting the explorer…</div>",
-                       layout=widgets.Layout(min_height=f"{height:.0f}px"))
+    note = widgets.HTML("<div style='padding:4px 0 8px;color:#555'>Starting the explorer… "
+                        "(the sliders come in a few seconds)</div>")
+    parts: list[widgets.Widget] = [note]
+    picture = PICTURES / f"{card.explorer}.png" if card is not None else None
+    if picture is not None and picture.is_file():
+        width, _ = (figsize[0] * FIGURE_DPI, figsize[1] * FIGURE_DPI)
+        image = widgets.Image(value=picture.read_bytes(), format="png",
+                              layout=widgets.Layout(width=f"{width:.0f}px"))
+        image.add_class("spectral-kit-stored-picture")
+        parts.append(image)
+    box = widgets.VBox(parts, layout=widgets.Layout(min_height=f"{height:.0f}px"))
     box.add_class("spectral-kit-placeholder")
     return box

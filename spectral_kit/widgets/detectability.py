@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
-from sklearn.metrics import silhouette_score
 
 from ..datasets.synthetic import SyntheticData
 from ..datasets.wolf_bileschi import make_wolf_bileschi_fig1
@@ -340,7 +339,7 @@ class DetectabilityExplorer(Explorer):
             data=data, theta=theta, detect=detectability(theta, n2, q),
             critical=critical_irrelevant(theta, q), eigenvalues=eigenvalues,
             overlap=float(top @ relevant_direction) ** 2,
-            pca=pca, pca_silhouette=float(silhouette_score(pca.embedding, data.y)),
+            pca=pca, pca_silhouette=float(_silhouette(pca.embedding, data.y)),
             algo2=_view(Mp, parameter_free_weights(Mp, preprocess=False), data),
         )
         self._cache[key] = state
@@ -459,6 +458,32 @@ def _view(Mp: np.ndarray, result: WeightingResult, data: SyntheticData) -> Weigh
     relevant = data.relevant
     return WeightedView(
         result=result, projection=projection,
-        silhouette=float(silhouette_score(projection.embedding, data.y)),
+        silhouette=float(_silhouette(projection.embedding, data.y)),
         ratio=sparsity_gap(result.alpha, relevant) if (~relevant).any() else float("nan"),
     )
+
+
+def _silhouette(points: np.ndarray, labels: np.ndarray) -> float:
+    """Mean silhouette (Rousseeuw 1987) of ``points`` (samples × dimensions) clustered by
+    ``labels``, with Euclidean distances: what ``sklearn.metrics.silhouette_score`` computes
+    (a test compares them), without loading scikit-learn into the explorer's kernel. A
+    sample alone in its cluster scores 0."""
+    points = np.asarray(points, dtype=float)
+    labels = np.asarray(labels)
+    # Differences, not the Gram expansion: exact to rounding for near points.
+    distances = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(-1))
+    classes, index = np.unique(labels, return_inverse=True)
+    if not 2 <= len(classes) <= len(labels) - 1:
+        raise ValueError(f"the silhouette needs 2 to n - 1 clusters; got {len(classes)} "
+                         f"for {len(labels)} samples.")
+    onehot = np.eye(len(classes))[index]
+    sizes = onehot.sum(0)
+    totals = distances @ onehot  # each sample's summed distance to each cluster
+    own = sizes[index]
+    a = totals[np.arange(len(labels)), index] / np.maximum(own - 1, 1)
+    means = totals / sizes
+    means[np.arange(len(labels)), index] = np.inf
+    b = means.min(1)
+    score = np.where(own > 1, (b - a) / np.maximum(np.maximum(a, b), np.finfo(float).tiny), 0.0)
+    return float(score.mean())
+

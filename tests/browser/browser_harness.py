@@ -905,7 +905,12 @@ def check_dashboard_in_voila(browser, server: Server, notebook: Path,
         findings.widgets += _widget_errors(page)
         dashboard = page.locator(".spectral-kit-dashboard")
         if dashboard.count():
-            cards = dashboard.first.locator(":scope > *").count()
+            cards = dashboard.first.locator(".spectral-kit-card").count()
+            # The dashboard builds its explorers once it is shown, one card after the other.
+            with contextlib.suppress(Exception):
+                page.wait_for_function(
+                    "() => !document.querySelector('.spectral-kit-placeholder')",
+                    timeout=RUN_TIMEOUT * 1000)
             checks = time.monotonic()
             check_explorers(page, findings, prefix)
             findings.seconds["explorers"] = time.monotonic() - checks
@@ -949,36 +954,6 @@ def kernel_processes(server: Server) -> list[int]:
             if "ipykernel_launcher" in " ".join(child.cmdline()):
                 found.append(child.pid)
     return found
-
-
-class WidgetModelMissing(RuntimeError):
-    """Voilà's page shows "Error displaying widget: model not found" where the dashboard
-    should be: the page's widget manager finished restoring the kernel's widgets without
-    the dashboard's model."""
-
-
-def open_dashboard(browser, server: Server, scale: float = 1):
-    """A new page showing Voilà's dashboard, once all its explorers have drawn; returns
-    ``(context, page)``. Raises :class:`WidgetModelMissing` as soon as the page says the
-    dashboard's model was not found (it never appears after that), ``TimeoutError`` when
-    nothing shows within ``RUN_TIMEOUT``."""
-    context, page = _new_page(browser, height=1000, scale=scale)
-    try:
-        page.goto(server.url + "/", timeout=RUN_TIMEOUT * 1000, wait_until="load")
-        deadline = time.monotonic() + RUN_TIMEOUT
-        dashboard = page.locator(".spectral-kit-dashboard")
-        while not (dashboard.count() and dashboard.first.is_visible()):
-            if "model not found" in page.locator("body").inner_text():
-                raise WidgetModelMissing(
-                    "the page shows 'Error displaying widget: model not found'")
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"no dashboard within {RUN_TIMEOUT} s")
-            page.wait_for_timeout(500)
-    except Exception:
-        page.screenshot(path=str(screenshot_dir() / "voila-dashboard-missing.png"))
-        context.close()
-        raise
-    return context, page
 
 
 def canvas_resolution(page) -> list[dict]:
