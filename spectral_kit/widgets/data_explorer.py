@@ -235,6 +235,10 @@ class DataExplorer(Explorer):
         self._weights = None
         self._pca: dict[str, np.ndarray] = {}
         self._clusters: dict[int, np.ndarray] = {}
+        self._variance = variance[usable]
+        self._ranking: np.ndarray | None = None
+        self._pair: dict = {}
+        self._report: Any = None
         super().__init__(**values)
 
     # -- controls ---------------------------------------------------------------------------
@@ -269,8 +273,11 @@ class DataExplorer(Explorer):
         return np.argsort(-alpha, kind="stable")[: self.n_candidates]
 
     def pair(self, n_clusters: int, lam: float) -> dict:
-        """A, B on the candidates, the generalized spectrum (B + λI) and GSLDA's path."""
-        cand = self.candidates(n_clusters)
+        """A, B on the Q-α candidates, the generalized spectrum (B + λI) and GSLDA's path."""
+        return self.pair_for(self.candidates(n_clusters), lam)
+
+    def pair_for(self, cand: np.ndarray, lam: float) -> dict:
+        """:meth:`pair` for given candidates (working-feature indices)."""
         key = (cand.tobytes(), round(float(lam), 12))
         hit = self._pairs.get(key)
         if hit is None:
@@ -379,9 +386,8 @@ class DataExplorer(Explorer):
         """Working-feature indices of the current selection."""
         if self._selection is not None:
             return self._selection
-        v = self.values
-        pair = self.pair(v["n_clusters"], v["lam"])
-        _, pos, _ = self.support(pair, int(v["k"]))
+        pair = self._pair
+        _, pos, _ = self.support(pair, int(self.values["k"]))
         return pair["candidates"][pos]
 
     def selected_features(self) -> list[str]:
@@ -482,20 +488,48 @@ class DataExplorer(Explorer):
     def _render(self, values: dict[str, Any]) -> Iterator[None] | None:
         kc, k = int(values["n_clusters"]), int(values["k"])
         lam, confidence = float(values["lam"]), float(values["confidence"])
-        res = self.qalpha(kc)
-        pair = self.pair(kc, lam)
-        self._show_qalpha(res, pair, k)
-        self._show_sparse(pair, k)
-        self._show_stability(pair, k, confidence, None)
-        self._show_weighting(kc)
-        self._show_status(pair, k, confidence, None)
+        # Q-α and the weighting cost seconds on wide data: the first picture uses what is
+        # at hand (the last Q-α computed, or the screening variance before any) and the
+        # refinement steps bring the rest, so that a slider move answers at once.
+        res = self._qalpha.get(kc)
+        if res is not None:
+            ranking, exact_alpha = res.alpha, True
+        elif self._ranking is not None:
+            ranking, exact_alpha = self._ranking, False
+        else:
+            ranking, exact_alpha = self._variance, False
+        self._ranking = ranking
+
+        def show(pair: dict, result: Any = None) -> None:
+            self._pair = pair
+            self._show_qalpha(ranking if not exact_alpha else self._qalpha[kc].alpha, pair,
+                              kc, exact_alpha)
+            self._show_sparse(pair, k)
+            self._show_stability(pair, k, confidence, result)
+            self._show_weighting(kc)
+            self._show_status(pair, k, confidence, result)
+
+        cand = np.argsort(-ranking, kind="stable")[: self.n_candidates]
+        show(self.pair_for(cand, lam))
 
         def refine() -> Iterator[None]:
-            cand = pair["candidates"]
-            result = None
-            while True:
-                if k in pair["stopped"]:
-                    break
+            nonlocal ranking, exact_alpha
+            if not exact_alpha:
+                self.qalpha(kc)
+                ranking, exact_alpha = self._qalpha[kc].alpha, True
+                self._ranking = ranking
+                show(self.pair(kc, lam))
+                yield
+            if self._weights is None:
+                self.weights()
+                show(self._pair)
+                yield
+            if not self._pca:
+                self.projections()
+                show(self._pair)
+                yield
+            pair = self._pair
+            while k not in pair["stopped"]:
                 run = self.search(pair, k)
                 if run.optimal:
                     break
@@ -504,20 +538,15 @@ class DataExplorer(Explorer):
                 if not run.optimal and run.seconds >= self.eslda_seconds:
                     run.stop()
                     pair["stopped"].add(k)
-                self._show_sparse(pair, k)
-                self._show_qalpha(res, pair, k)
-                self._show_stability(pair, k, confidence, None)
-                self._show_status(pair, k, confidence, None)
+                show(pair)
                 yield
-            result = self.sbs_result(cand, confidence)
-            self._show_stability(pair, k, confidence, result)
-            self._show_status(pair, k, confidence, result)
+            show(pair, self.sbs_result(pair["candidates"], confidence))
             yield
 
         return refine()
 
-    def _show_qalpha(self, res: QAlphaResult, pair: dict, k: int) -> None:
-        alpha = res.alpha
+    def _show_qalpha(self, alpha: np.ndarray, pair: dict, n_clusters: int,
+                     exact: bool) -> None:
         order = np.argsort(-alpha, kind="stable")[:N_BARS]
         top = float(alpha[order[0]]) if alpha[order[0]] > 0 else 1.0
         chosen = set(self.selection().tolist())
@@ -532,7 +561,10 @@ class DataExplorer(Explorer):
                 self.alpha_names[i].set_text("")
         mask = np.zeros(alpha.size, dtype=bool)
         mask[pair["candidates"]] = True
-        text = f"k = {int(self.values['n_clusters'])}"
+        if not exact:
+            self.alpha_text.set_text(f"computing Q-α (k = {n_clusters})…")
+            return
+        text = f"k = {n_clusters}"
         if mask.sum() < alpha.size:
             text += f", sparsity gap of the top {int(mask.sum())}: {sparsity_gap(alpha, mask):.3g}"
         self.alpha_text.set_text(text)
@@ -602,26 +634,42 @@ class DataExplorer(Explorer):
         self._report = rep
 
     def _show_weighting(self, n_clusters: int) -> None:
-        w = self.weights().alpha
+        sel = self.selection()
+        if self._weights is None:
+            self.w_line.set_data([], [])
+            self.w_marks.set_data([], [])
+            w = None
+        else:
+            w = self._weights.alpha
+        if w is not None:
+            self._show_weights(w, sel)
+        self._show_projection(n_clusters, sel)
+
+    def _show_weights(self, w: np.ndarray, sel: np.ndarray) -> None:
         order = np.argsort(-w, kind="stable")
         top = float(w[order[0]]) if w[order[0]] > 0 else 1.0
         rank = np.empty(w.size, dtype=int)
         rank[order] = np.arange(w.size)
         xs = (np.arange(w.size) + 0.5) / w.size
         self.w_line.set_data(xs, w[order] / top)
-        sel = self.selection()
         self.w_marks.set_data(xs[rank[sel]], w[sel] / top)
-        labels = self.y if self.y is not None else self.clusters(n_clusters)
-        codes = np.unique(labels, return_inverse=True)[1] % 10
-        emb = self.projections()
-        update_cluster_projection(self.before, emb["before"], codes, normalize=True,
-                                  rescale=False)
-        update_cluster_projection(self.after, emb["after"], codes, normalize=True,
-                                  rescale=False)
+
+    def _show_projection(self, n_clusters: int, sel: np.ndarray) -> None:
+        if self._pca:
+            labels = self.y if self.y is not None else self.clusters(n_clusters)
+            codes = np.unique(labels, return_inverse=True)[1] % 10
+            emb = self._pca
+            update_cluster_projection(self.before, emb["before"], codes, normalize=True,
+                                      rescale=False)
+            update_cluster_projection(self.after, emb["after"], codes, normalize=True,
+                                      rescale=False)
+        else:
+            for art in (self.before, self.after):
+                art["points"].set_offsets(np.empty((0, 2)))
         # The strip: Q-α top-k, the support and the selection among the candidates.
-        cand = self.pair(n_clusters, self.values["lam"])["candidates"]
+        cand = self._pair["candidates"]
         k = int(self.values["k"])
-        _, pos, _ = self.support(self.pair(n_clusters, self.values["lam"]), k)
+        _, pos, _ = self.support(self._pair, k)
         strip = np.zeros((3, cand.size))
         strip[0, :k] = 1.0
         strip[1, pos] = 1.0
