@@ -180,6 +180,8 @@ class DataExplorer(Explorer):
         random_state: int = 0,
         **values: Any,
     ):
+        self._frame_input = hasattr(X, "columns") and hasattr(X, "dtypes")
+        self._named = feature_names is not None
         X, names = _as_data(X, feature_names)
         n, p = X.shape
         self.random_state = check_int(random_state, "random_state", low=0)
@@ -697,8 +699,8 @@ class DataExplorer(Explorer):
 
     # -- code for what you see ------------------------------------------------------------------
     def code(self) -> str:
-        """The library calls that produce the current picture, as a script (``X``, ``y``
-        stand for the data passed in; ``columns`` are the working features)."""
+        """The library calls that produce the current picture, as a script (``X``, ``y`` and
+        ``feature_names`` stand for what was passed to :func:`explore`)."""
         v = self.values
         kc, k, lam, conf = int(v["n_clusters"]), int(v["k"]), float(v["lam"]), float(
             v["confidence"])
@@ -713,15 +715,21 @@ class DataExplorer(Explorer):
             "from spectral_kit.weighting import parameter_free_weights, weighted_pca",
             "",
         ]
+        # X, y and feature_names stand for what was passed to explore().
+        if self._frame_input:
+            lines += ["feature_names = [str(c) for c in X.columns]",
+                      "X = X.to_numpy(dtype=float)"]
+        elif not self._named:
+            lines.append("feature_names = [f'x{j}' for j in range(X.shape[1])]")
         if self.columns.size < self.shape[1]:
             lines.append("# working features (constant or screened-out columns left out)")
             lines.append(f"columns = np.array({self.columns.tolist()!r})")
             lines.append("Xw = X[:, columns]" + (".toarray()" if self.sparse_input else ""))
+            lines.append("names = [feature_names[j] for j in columns]")
         else:
             lines.append("Xw = X" + (".toarray()" if self.sparse_input else ""))
+            lines.append("names = list(feature_names)")
         lines += [
-            f"names = {self.feature_names!r}" if len(self.feature_names) <= 60 else
-            "names = [...]  # the feature names of Xw",
             f"res = q_alpha(Xw.T, {kc}, random_state={self.random_state})  # Q-α, k = {kc}",
             f"cand = np.argsort(-res.alpha, kind='stable')[:{self.n_candidates}]",
         ]
