@@ -483,13 +483,13 @@ class DataExplorer(Explorer):
         for ax in (ax_before, ax_after):
             ax.set_xticks([])
             ax.set_yticks([])
-        self.animate(*self.alpha_bars, *self.alpha_names, self.alpha_text, self.gslda_line,
+        # The band first: animated artists are drawn in this order, the curves over it.
+        self.animate(self.band, *self.alpha_bars, *self.alpha_names, self.alpha_text,
+                     self.gslda_line,
                      self.exact_bar, self.exact_point, self.k_line, self.sparse_text,
                      *self.eigengaps.bars, self.eigengaps.threshold, self.gaps_text,
                      self.intervals, self.estimates, self.int_text, self.w_line,
                      self.w_marks, self.strip, self.before["points"], self.after["points"])
-        # The band is a PolyCollection whose vertices change: animated too.
-        self.animate(self.band)
 
     # -- rendering ----------------------------------------------------------------------------
     def _render(self, values: dict[str, Any]) -> Iterator[None] | None:
