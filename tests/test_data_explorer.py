@@ -29,7 +29,7 @@ def _data(n=90, p=30, seed=0):
 @pytest.fixture
 def labelled():
     X, y = _data()
-    exp = spectral_kit.explore(X, y, n_candidates=10)
+    exp = spectral_kit.explore(X, y, n_candidates=10).finish()
     yield exp, X, y
     exp.close()
 
@@ -84,6 +84,7 @@ def test_sparse_pca_without_labels_uses_the_covariance():
     X, _ = _data()
     exp = DataExplorer(X, n_candidates=8, k=3)
     try:
+        exp.finish()
         cand = exp.candidates(exp.values["n_clusters"])
         cov = np.cov(X[:, cand], rowvar=False)
         spectrum = np.linalg.eigvalsh(cov)
@@ -164,6 +165,26 @@ def test_code_reproduces_the_selection(labelled):
     assert np.array_equal(scope["pruned"], exp.sbs_result(exp.candidates(2), 0.9).removed)
 
 
+def test_first_picture_comes_before_qalpha_and_the_refinement_completes_it():
+    X, y = _data()
+    exp = DataExplorer(X, y, n_candidates=6)
+    try:
+        # the constructor draws from the screening variance; Q-α follows in a refinement step
+        assert exp._qalpha == {} and "computing Q-α" in exp.alpha_text.get_text()
+        variance_top = np.argsort(-X.var(axis=0), kind="stable")[:6]
+        np.testing.assert_array_equal(exp._pair["candidates"], variance_top)
+        exp.finish()
+        assert "sparsity gap" in exp.alpha_text.get_text()
+        np.testing.assert_array_equal(exp._pair["candidates"], exp.candidates(2))
+        # a move to an unseen cluster count answers with the previous order, then refines
+        exp.update(n_clusters=3, finish=False)
+        assert "computing Q-α (k = 3)" in exp.alpha_text.get_text()
+        exp.finish()
+        np.testing.assert_array_equal(exp._pair["candidates"], exp.candidates(3))
+    finally:
+        exp.close()
+
+
 def test_slider_moves_are_blitted(labelled):
     exp, _X, _y = labelled
     exp.update(k=2)
@@ -181,7 +202,7 @@ def test_dataframe_and_sparse_input():
     pd = pytest.importorskip("pandas")
     X, y = _data(p=12)
     df = pd.DataFrame(X, columns=[f"gene_{j}" for j in range(12)])
-    exp = spectral_kit.explore(df, y, n_candidates=6)
+    exp = spectral_kit.explore(df, y, n_candidates=6).finish()
     try:
         assert all(s.startswith("gene_") for s in exp.selected_features())
         assert exp.alpha_names[0].get_text().startswith("gene_")
@@ -189,7 +210,8 @@ def test_dataframe_and_sparse_input():
         exp.close()
     rng = np.random.default_rng(1)
     S = sp.random(60, 40, density=0.2, random_state=rng, format="csr")
-    exp = spectral_kit.explore(S, feature_names=[f"t{j}" for j in range(40)], n_candidates=6)
+    exp = spectral_kit.explore(S, feature_names=[f"t{j}" for j in range(40)],
+                               n_candidates=6).finish()
     try:
         assert exp.statistic == "cosine"
         cand = exp.candidates(exp.values["n_clusters"])

@@ -20,7 +20,7 @@ import numpy as np
 from ..plots._style import FIGURE_DPI
 from ._core import BenchResult, benchmark
 
-__all__ = ["EXPLORERS", "construction_times", "measure", "run"]
+__all__ = ["EXPLORERS", "construction_times", "data_explorer_rows", "measure", "run"]
 
 #: Explorers to measure (module, class); those not present in this build are skipped.
 EXPLORERS = (
@@ -138,4 +138,85 @@ def run(quick: bool = False) -> list[BenchResult]:
                            "max [s]": round(float(lat.max()), 4)},
                 )
             )
+        results += data_explorer_rows(quick)
     return results
+
+
+def _planted(n: int, p: int, *, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Two classes, 20 features shifted between them, the rest noise."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    X = rng.standard_normal((n, p))
+    X[:, :20] += 0.8 * y[:, None]
+    return X, y
+
+
+def data_explorer_rows(quick: bool = False) -> list[BenchResult]:
+    """:class:`~spectral_kit.widgets.DataExplorer` on X of 500 × 10⁴ (first picture, a
+    slider sweep) and on 10⁶ features (screened, or refused with the size needed).
+
+    Baseline of the first picture: Q-α on the same working features, which a first picture
+    without progressive refinement would wait for.
+    """
+    import time
+
+    import scipy.sparse as sp
+
+    from ..qalpha import q_alpha
+    from ..widgets.data_explorer import DataExplorer
+
+    results = []
+    X, y = _planted(500, 10_000)
+    start = time.perf_counter()
+    explorer = DataExplorer(X, y)
+    built = time.perf_counter() - start
+    first = explorer.latencies[0]
+    try:
+        start = time.perf_counter()
+        explorer.finish()
+        refined = time.perf_counter() - start
+        start = time.perf_counter()
+        q_alpha(explorer.M, 2, random_state=0)
+        qalpha_seconds = time.perf_counter() - start
+        results.append(BenchResult(
+            "DataExplorer, X 500 × 10⁴ with y: constructor returns (first picture)", built,
+            "q_alpha on the 2000 working features", qalpha_seconds, goal="< 1 s",
+            extra={"first picture [s]": round(first, 4),
+                   "refinement to the end [s]": round(refined, 3)}))
+        lat = measure(explorer, count=3 if quick else 5)
+        results.append(BenchResult(
+            f"DataExplorer, X 500 × 10⁴: slider → redrawn, p95 of {lat.size} moves",
+            float(np.percentile(lat, 95)), "one-line figure redraw",
+            _reference_draw(DataExplorer.figsize), goal="p95 < 0.2 s",
+            extra={"p50 [s]": round(float(np.median(lat)), 4),
+                   "max [s]": round(float(lat.max()), 4)}))
+    finally:
+        explorer.close()
+    # 10⁶ features (a term-document matrix): screened to max_features by variance.
+    rng = np.random.default_rng(1)
+    p = 1_000_000
+    S = sp.random(500, p, density=1e-3, random_state=rng, format="csr")
+    start = time.perf_counter()
+    explorer = DataExplorer(S)
+    built = time.perf_counter() - start
+    try:
+        notes = " ".join(explorer.notes)
+        start = time.perf_counter()
+        explorer.finish()
+        refined = time.perf_counter() - start
+    finally:
+        explorer.close()
+    start = time.perf_counter()
+    try:
+        DataExplorer(S, max_features=p)
+        refusal = "accepted"
+    except ValueError as exc:
+        refusal = str(exc)
+    refused = time.perf_counter() - start
+    results.append(BenchResult(
+        f"DataExplorer, sparse 500 × 10⁶ ({S.nnz:,} non-zeros): screened, first picture",
+        built, "the same asking for all 10⁶ features: refused", refused, goal="< 1 s",
+        extra={"note": notes, "refinement to the end [s]": round(refined, 3),
+               "refusal": refusal}))
+    return results
+

@@ -156,7 +156,7 @@ class DataExplorer(Explorer):
     n_resamples : int
         Bootstrap resamples of the stability view (20 … 1000; default 100).
     memory_limit : int
-        Bytes the dense working copy may take (default 2 GiB); more is refused.
+        Bytes the dense working copy may take (default 512 MiB); more is refused.
     eslda_seconds : float
         Search time at one k after which the exact search stops with its certified bound.
     random_state : int
@@ -175,11 +175,13 @@ class DataExplorer(Explorer):
         n_candidates: int = 20,
         max_features: int = 2000,
         n_resamples: int = 100,
-        memory_limit: int = 2 * 1024**3,
+        memory_limit: int = 512 * 1024**2,
         eslda_seconds: float = 2.0,
         random_state: int = 0,
         **values: Any,
     ):
+        self._frame_input = hasattr(X, "columns") and hasattr(X, "dtypes")
+        self._named = feature_names is not None
         X, names = _as_data(X, feature_names)
         n, p = X.shape
         self.random_state = check_int(random_state, "random_state", low=0)
@@ -235,6 +237,10 @@ class DataExplorer(Explorer):
         self._weights = None
         self._pca: dict[str, np.ndarray] = {}
         self._clusters: dict[int, np.ndarray] = {}
+        self._variance = variance[usable]
+        self._ranking: np.ndarray | None = None
+        self._pair: dict = {}
+        self._report: Any = None
         super().__init__(**values)
 
     # -- controls ---------------------------------------------------------------------------
@@ -269,8 +275,11 @@ class DataExplorer(Explorer):
         return np.argsort(-alpha, kind="stable")[: self.n_candidates]
 
     def pair(self, n_clusters: int, lam: float) -> dict:
-        """A, B on the candidates, the generalized spectrum (B + λI) and GSLDA's path."""
-        cand = self.candidates(n_clusters)
+        """A, B on the Q-α candidates, the generalized spectrum (B + λI) and GSLDA's path."""
+        return self.pair_for(self.candidates(n_clusters), lam)
+
+    def pair_for(self, cand: np.ndarray, lam: float) -> dict:
+        """:meth:`pair` for given candidates (working-feature indices)."""
         key = (cand.tobytes(), round(float(lam), 12))
         hit = self._pairs.get(key)
         if hit is None:
@@ -379,9 +388,8 @@ class DataExplorer(Explorer):
         """Working-feature indices of the current selection."""
         if self._selection is not None:
             return self._selection
-        v = self.values
-        pair = self.pair(v["n_clusters"], v["lam"])
-        _, pos, _ = self.support(pair, int(v["k"]))
+        pair = self._pair
+        _, pos, _ = self.support(pair, int(self.values["k"]))
         return pair["candidates"][pos]
 
     def selected_features(self) -> list[str]:
@@ -390,7 +398,12 @@ class DataExplorer(Explorer):
 
     # -- drawing ------------------------------------------------------------------------------
     def _draw(self, figure: Figure) -> None:
-        grid = figure.subplots(2, 4)
+        # Fixed margins instead of constrained layout, which costs seconds on eight panels
+        # of a loaded machine (every tick label measured) before the first picture.
+        figure.set_layout_engine("none")
+        grid = figure.subplots(2, 4, gridspec_kw={
+            "left": 0.06, "right": 0.99, "top": 0.94, "bottom": 0.09, "wspace": 0.42,
+            "hspace": 0.42})
         (ax_alpha, ax_sparse, ax_gaps, ax_int), (ax_w, ax_support, ax_before, ax_after) = grid
         self.axes = grid
         # Q-α: the top features by name as horizontal bars (α ÷ α_max).
@@ -399,7 +412,7 @@ class DataExplorer(Explorer):
         self.alpha_names = [ax_alpha.text(0.02, i, "", va="center", fontsize=7)
                             for i in range(N_BARS)]
         ax_alpha.set_xlim(0.0, 1.05)
-        ax_alpha.set_ylim(N_BARS - 0.4, -0.6)
+        ax_alpha.set_ylim(N_BARS + 0.8, -0.6)  # a free row at the bottom for the text
         ax_alpha.set_yticks([])
         ax_alpha.set_xlabel(r"$\alpha_i / \max\,\alpha$")
         ax_alpha.set_title("Q-α: top features")
@@ -470,32 +483,60 @@ class DataExplorer(Explorer):
         for ax in (ax_before, ax_after):
             ax.set_xticks([])
             ax.set_yticks([])
-        self.animate(*self.alpha_bars, *self.alpha_names, self.alpha_text, self.gslda_line,
+        # The band first: animated artists are drawn in this order, the curves over it.
+        self.animate(self.band, *self.alpha_bars, *self.alpha_names, self.alpha_text,
+                     self.gslda_line,
                      self.exact_bar, self.exact_point, self.k_line, self.sparse_text,
                      *self.eigengaps.bars, self.eigengaps.threshold, self.gaps_text,
                      self.intervals, self.estimates, self.int_text, self.w_line,
                      self.w_marks, self.strip, self.before["points"], self.after["points"])
-        # The band is a PolyCollection whose vertices change: animated too.
-        self.animate(self.band)
 
     # -- rendering ----------------------------------------------------------------------------
     def _render(self, values: dict[str, Any]) -> Iterator[None] | None:
         kc, k = int(values["n_clusters"]), int(values["k"])
         lam, confidence = float(values["lam"]), float(values["confidence"])
-        res = self.qalpha(kc)
-        pair = self.pair(kc, lam)
-        self._show_qalpha(res, pair, k)
-        self._show_sparse(pair, k)
-        self._show_stability(pair, k, confidence, None)
-        self._show_weighting(kc)
-        self._show_status(pair, k, confidence, None)
+        # Q-α and the weighting cost seconds on wide data: the first picture uses what is
+        # at hand (the last Q-α computed, or the screening variance before any) and the
+        # refinement steps bring the rest, so that a slider move answers at once.
+        res = self._qalpha.get(kc)
+        if res is not None:
+            ranking, exact_alpha = res.alpha, True
+        elif self._ranking is not None:
+            ranking, exact_alpha = self._ranking, False
+        else:
+            ranking, exact_alpha = self._variance, False
+        self._ranking = ranking
+
+        def show(pair: dict, result: Any = None) -> None:
+            self._pair = pair
+            self._show_qalpha(ranking if not exact_alpha else self._qalpha[kc].alpha, pair,
+                              kc, exact_alpha)
+            self._show_sparse(pair, k)
+            self._show_stability(pair, k, confidence, result)
+            self._show_weighting(kc)
+            self._show_status(pair, k, confidence, result)
+
+        cand = np.argsort(-ranking, kind="stable")[: self.n_candidates]
+        show(self.pair_for(cand, lam))
 
         def refine() -> Iterator[None]:
-            cand = pair["candidates"]
-            result = None
-            while True:
-                if k in pair["stopped"]:
-                    break
+            nonlocal ranking, exact_alpha
+            if not exact_alpha:
+                self.qalpha(kc)
+                ranking, exact_alpha = self._qalpha[kc].alpha, True
+                self._ranking = ranking
+                show(self.pair(kc, lam))
+                yield
+            if self._weights is None:
+                self.weights()
+                show(self._pair)
+                yield
+            if not self._pca:
+                self.projections()
+                show(self._pair)
+                yield
+            pair = self._pair
+            while k not in pair["stopped"]:
                 run = self.search(pair, k)
                 if run.optimal:
                     break
@@ -504,20 +545,15 @@ class DataExplorer(Explorer):
                 if not run.optimal and run.seconds >= self.eslda_seconds:
                     run.stop()
                     pair["stopped"].add(k)
-                self._show_sparse(pair, k)
-                self._show_qalpha(res, pair, k)
-                self._show_stability(pair, k, confidence, None)
-                self._show_status(pair, k, confidence, None)
+                show(pair)
                 yield
-            result = self.sbs_result(cand, confidence)
-            self._show_stability(pair, k, confidence, result)
-            self._show_status(pair, k, confidence, result)
+            show(pair, self.sbs_result(pair["candidates"], confidence))
             yield
 
         return refine()
 
-    def _show_qalpha(self, res: QAlphaResult, pair: dict, k: int) -> None:
-        alpha = res.alpha
+    def _show_qalpha(self, alpha: np.ndarray, pair: dict, n_clusters: int,
+                     exact: bool) -> None:
         order = np.argsort(-alpha, kind="stable")[:N_BARS]
         top = float(alpha[order[0]]) if alpha[order[0]] > 0 else 1.0
         chosen = set(self.selection().tolist())
@@ -532,7 +568,10 @@ class DataExplorer(Explorer):
                 self.alpha_names[i].set_text("")
         mask = np.zeros(alpha.size, dtype=bool)
         mask[pair["candidates"]] = True
-        text = f"k = {int(self.values['n_clusters'])}"
+        if not exact:
+            self.alpha_text.set_text(f"computing Q-α (k = {n_clusters})…")
+            return
+        text = f"k = {n_clusters}"
         if mask.sum() < alpha.size:
             text += f", sparsity gap of the top {int(mask.sum())}: {sparsity_gap(alpha, mask):.3g}"
         self.alpha_text.set_text(text)
@@ -602,26 +641,42 @@ class DataExplorer(Explorer):
         self._report = rep
 
     def _show_weighting(self, n_clusters: int) -> None:
-        w = self.weights().alpha
+        sel = self.selection()
+        if self._weights is None:
+            self.w_line.set_data([], [])
+            self.w_marks.set_data([], [])
+            w = None
+        else:
+            w = self._weights.alpha
+        if w is not None:
+            self._show_weights(w, sel)
+        self._show_projection(n_clusters, sel)
+
+    def _show_weights(self, w: np.ndarray, sel: np.ndarray) -> None:
         order = np.argsort(-w, kind="stable")
         top = float(w[order[0]]) if w[order[0]] > 0 else 1.0
         rank = np.empty(w.size, dtype=int)
         rank[order] = np.arange(w.size)
         xs = (np.arange(w.size) + 0.5) / w.size
         self.w_line.set_data(xs, w[order] / top)
-        sel = self.selection()
         self.w_marks.set_data(xs[rank[sel]], w[sel] / top)
-        labels = self.y if self.y is not None else self.clusters(n_clusters)
-        codes = np.unique(labels, return_inverse=True)[1] % 10
-        emb = self.projections()
-        update_cluster_projection(self.before, emb["before"], codes, normalize=True,
-                                  rescale=False)
-        update_cluster_projection(self.after, emb["after"], codes, normalize=True,
-                                  rescale=False)
+
+    def _show_projection(self, n_clusters: int, sel: np.ndarray) -> None:
+        if self._pca:
+            labels = self.y if self.y is not None else self.clusters(n_clusters)
+            codes = np.unique(labels, return_inverse=True)[1] % 10
+            emb = self._pca
+            update_cluster_projection(self.before, emb["before"], codes, normalize=True,
+                                      rescale=False)
+            update_cluster_projection(self.after, emb["after"], codes, normalize=True,
+                                      rescale=False)
+        else:
+            for art in (self.before, self.after):
+                art["points"].set_offsets(np.empty((0, 2)))
         # The strip: Q-α top-k, the support and the selection among the candidates.
-        cand = self.pair(n_clusters, self.values["lam"])["candidates"]
+        cand = self._pair["candidates"]
         k = int(self.values["k"])
-        _, pos, _ = self.support(self.pair(n_clusters, self.values["lam"]), k)
+        _, pos, _ = self.support(self._pair, k)
         strip = np.zeros((3, cand.size))
         strip[0, :k] = 1.0
         strip[1, pos] = 1.0
@@ -644,8 +699,8 @@ class DataExplorer(Explorer):
 
     # -- code for what you see ------------------------------------------------------------------
     def code(self) -> str:
-        """The library calls that produce the current picture, as a script (``X``, ``y``
-        stand for the data passed in; ``columns`` are the working features)."""
+        """The library calls that produce the current picture, as a script (``X``, ``y`` and
+        ``feature_names`` stand for what was passed to :func:`explore`)."""
         v = self.values
         kc, k, lam, conf = int(v["n_clusters"]), int(v["k"]), float(v["lam"]), float(
             v["confidence"])
@@ -660,15 +715,21 @@ class DataExplorer(Explorer):
             "from spectral_kit.weighting import parameter_free_weights, weighted_pca",
             "",
         ]
+        # X, y and feature_names stand for what was passed to explore().
+        if self._frame_input:
+            lines += ["feature_names = [str(c) for c in X.columns]",
+                      "X = X.to_numpy(dtype=float)"]
+        elif not self._named:
+            lines.append("feature_names = [f'x{j}' for j in range(X.shape[1])]")
         if self.columns.size < self.shape[1]:
             lines.append("# working features (constant or screened-out columns left out)")
             lines.append(f"columns = np.array({self.columns.tolist()!r})")
             lines.append("Xw = X[:, columns]" + (".toarray()" if self.sparse_input else ""))
+            lines.append("names = [feature_names[j] for j in columns]")
         else:
             lines.append("Xw = X" + (".toarray()" if self.sparse_input else ""))
+            lines.append("names = list(feature_names)")
         lines += [
-            f"names = {self.feature_names!r}" if len(self.feature_names) <= 60 else
-            "names = [...]  # the feature names of Xw",
             f"res = q_alpha(Xw.T, {kc}, random_state={self.random_state})  # Q-α, k = {kc}",
             f"cand = np.argsort(-res.alpha, kind='stable')[:{self.n_candidates}]",
         ]
