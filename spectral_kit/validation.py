@@ -38,6 +38,7 @@ __all__ = [
     "check_square",
     "check_symmetric",
     "max_abs",
+    "reject_missing",
     "scale_exponent",
     "unique_labels",
     "unscale",
@@ -114,6 +115,7 @@ def check_array(
         raise TypeError(f"{name} must be a numeric array; got None.")
     # A Dask or GPU array reaching a NumPy-only function: say so instead of converting.
     reject_foreign(value, name)
+    reject_missing(value, name)
     if hasattr(value, "toarray") and not isinstance(value, np.ndarray):
         raise TypeError(
             f"{name} is a sparse matrix; pass a dense array (for example {name}.toarray())."
@@ -166,6 +168,59 @@ def check_array(
             "(for example with sklearn.impute.SimpleImputer)."
         )
     return arr
+
+
+def _count_missing_objects(arr: np.ndarray) -> int:
+    # pandas.NA and NumPy's masked constant inside an object array: NumPy would turn the
+    # first into an error about "NAType" and the second into 0.0, silently.
+    return sum(1 for v in arr.flat
+               if type(v).__name__ == "NAType" or v is np.ma.masked)
+
+
+def reject_missing(value: Any, name: str) -> None:
+    """Refuse masked arrays and pandas' missing values, naming ``name``.
+
+    NumPy reads a masked array as its data, so the entries a mask hides would be used as if
+    they were observed -- a masked 10⁶ included; pandas' ``NA`` reaches NumPy as an object
+    or a conversion error that names neither the argument nor the cause. None of the kit's
+    methods defines what a missing entry means, so they are refused, with the ways out.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is a ``numpy.ma.MaskedArray`` with masked entries, a pandas object with
+        missing values (``NA`` or NaN), or an object array holding ``pandas.NA`` or
+        ``numpy.ma.masked``.
+    """
+    if isinstance(value, np.ma.MaskedArray):
+        n_masked = int(np.ma.count_masked(value))
+        if n_masked:
+            raise ValueError(
+                f"{name} is a masked array with {n_masked} masked entr"
+                f"{'y' if n_masked == 1 else 'ies'}; the kit does not read masks and would use "
+                f"the hidden values. Remove the masked samples or features, fill them "
+                f"({name}.filled(value), e.g. after imputation), or pass {name}.data if the "
+                "mask means nothing."
+            )
+        return
+    module = type(value).__module__.split(".")[0]
+    if module == "pandas" and hasattr(value, "isna"):
+        n_missing = int(np.asarray(value.isna()).sum())
+        if n_missing:
+            raise ValueError(
+                f"{name} has {n_missing} missing value(s) (pandas NA or NaN); the kit does not "
+                f"impute. Drop them ({name}.dropna()) or impute them first (for example with "
+                "sklearn.impute.SimpleImputer)."
+            )
+        return
+    if isinstance(value, np.ndarray) and value.dtype.kind == "O":
+        n_missing = _count_missing_objects(value)
+        if n_missing:
+            raise ValueError(
+                f"{name} holds {n_missing} missing value(s) (pandas.NA or numpy.ma.masked); "
+                "the kit does not impute. Remove or impute them first (for example with "
+                "sklearn.impute.SimpleImputer)."
+            )
 
 
 def check_nonconstant_rows(
@@ -455,6 +510,7 @@ def check_labels(y: Any, n_samples: int, name: str = "y", *, min_classes: int = 
     """
     if y is None:
         raise TypeError(f"{name} must be an array of class labels; got None.")
+    reject_missing(y, name)
     arr = np.asarray(y)
     if arr.ndim != 1:
         raise ValueError(
@@ -964,7 +1020,9 @@ def validate_data_named(estimator: Any, X: Any, y: Any = "no_validation", **kwar
     """
     from sklearn.utils.validation import validate_data
 
+    reject_missing(X, "X")
     if y is not None and not (isinstance(y, str) and y == "no_validation"):
+        reject_missing(y, "y")
         labels = np.asarray(y)
         if labels.dtype.kind == "O" and labels.ndim == 1:
             unique_labels(labels, "y")

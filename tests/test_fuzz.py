@@ -511,3 +511,104 @@ def test_a_continuous_y_is_not_read_as_classes():
             call()
     # whole-number floats are class labels
     assert baselines.fisher_score(M.T, world()["y"].astype(float)).shape == (M.shape[0],)
+
+
+# --- the same cases through the scale paths (Dask, PyTorch) -------------------------------------
+
+#: The public functions with a Dask and array-API path, with their data argument.
+SCALE_PATHS = {"qalpha.q_alpha": "M", "weighting.parameter_free_weights": "M",
+               "weighting.pca_weights": "M", "stability.bootstrap_intervals": "X"}
+#: How close the scale paths' α (or interval ends) must be to NumPy's on an accepted case.
+SCALE_RTOL = 1e-8
+
+
+def _as_scale(kind: str, value):
+    """``value`` as a Dask array chunked along axis 0, or a CPU tensor; None where the type
+    cannot hold it (a string dtype in PyTorch, a non-array)."""
+    if not isinstance(value, np.ndarray):
+        return None
+    if kind == "dask":
+        da = pytest.importorskip("dask.array")
+        chunks = (max(1, -(-value.shape[0] // 3)), *value.shape[1:]) if value.ndim else ()
+        return da.from_array(value, chunks=chunks)
+    torch = pytest.importorskip("torch")
+    if value.dtype.kind in "OUS":
+        return None
+    return torch.from_numpy(value.copy())
+
+
+def _scale_outcome(target: Target, kwargs: dict):
+    (kind, value), _peak, _seconds = _call(target.func, kwargs)
+    return kind, value
+
+
+def _to_numpy(x):
+    from spectral_kit.backends.results import to_numpy
+
+    return to_numpy(x)
+
+
+def _same_outcome(what: str, reference, scaled, kwargs: dict, compare: bool = True) -> float:
+    """Assert the scale path ends as NumPy did; return the relative difference of results
+    (not compared when ``compare`` is False: a tolerance of 1e300 accepts any iterate, and
+    NumPy's Lanczos and the scale paths' LOBPCG stop at different ones)."""
+    (ref_kind, ref), (kind, value) = reference, scaled
+    assert kind != "timeout", f"{what} ran longer than {TIME_LIMIT} s"
+    if ref_kind == "error":
+        assert kind == "error", f"{what}: NumPy raised {type(ref).__name__}: {ref}; " \
+                                f"the scale path returned a result"
+        assert type(value) is type(ref), f"{what}: {type(value).__name__}: {value} " \
+                                         f"(NumPy: {type(ref).__name__}: {ref})"
+        named = {p for p in kwargs if re.search(rf"(?<![\w]){re.escape(p)}(?![\w])", str(ref))}
+        assert any(re.search(rf"(?<![\w]){re.escape(p)}(?![\w])", str(value)) for p in named), (
+            f"{what}: {value!r} names none of {sorted(named)} (NumPy: {ref!r})")
+        return 0.0
+    assert kind == "result", f"{what}: NumPy returned a result, the scale path raised " \
+                             f"{type(value).__name__}: {value}"
+    if not compare:
+        return 0.0
+    if hasattr(ref, "alpha"):
+        pairs = [(ref.alpha, value.alpha)]
+    else:
+        pairs = [(ref.lower, value.lower), (ref.upper, value.upper)]
+    worst = 0.0
+    for a, b in pairs:
+        a, b = np.asarray(a, dtype=float), _to_numpy(b).astype(float)
+        scale = max(float(np.abs(a).max()), 1e-300)
+        worst = max(worst, float(np.abs(a - b).max()) / scale)
+    assert worst <= SCALE_RTOL, f"{what}: differs from NumPy by {worst:.1e} (relative)"
+    return worst
+
+
+@pytest.mark.parametrize("backend", [pytest.param("dask", marks=pytest.mark.slow), "torch"])
+@pytest.mark.parametrize("name", sorted(SCALE_PATHS))
+def test_scale_paths_end_every_fuzz_case_as_numpy_does(name, backend):
+    """Every bad value of the fuzz cases above, run on NumPy and again on Dask or PyTorch:
+    the same error (type, and an argument it names) or the same result.
+
+    On Dask, a bad value of an argument other than the data is run only where NumPy refuses
+    it (the same validation must refuse it first); the accepted ones would each repeat a
+    whole Dask run (seconds of scheduling for 10 × 16 data) to test what PyTorch tests.
+    """
+    target = targets()[name]
+    data = SCALE_PATHS[name]
+    valid = dict(target.kwargs)
+    cases = [(data, bad) for bad in _bad_arrays(valid[data])]
+    for param in inspect.signature(target.func).parameters:
+        if param != data and (param in valid or param in INTS | FLOATS | CHOICES | SEEDS):
+            default = valid.get(param, inspect.signature(target.func).parameters[param].default)
+            cases += [(param, bad) for bad in _bad_values(param, default)]
+    checked, worst = 0, 0.0
+    for param, bad in cases:
+        kwargs = {**valid, param: bad}
+        scaled_data = _as_scale(backend, kwargs[data])
+        if scaled_data is None:
+            continue
+        reference = _scale_outcome(target, kwargs)
+        if backend == "dask" and param != data and reference[0] == "result":
+            continue
+        scaled = _scale_outcome(target, {**kwargs, data: scaled_data})
+        worst = max(worst, _same_outcome(f"{name}({param}={_show(bad)}) on {backend}",
+                                         reference, scaled, kwargs, compare=param != "tol"))
+        checked += 1
+    assert checked >= 15, checked

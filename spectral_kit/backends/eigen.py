@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RowEigenPair", "leading_eigenpair"]
+__all__ = ["RowEigenPair", "leading_eigenpair", "nonnegative_part"]
 
 #: Directions of the search space whose Gram eigenvalue falls below this share are dropped.
 _DROP = 1e-10
@@ -95,3 +95,18 @@ def leading_eigenpair(
             p, Ap = rows.keep(_combine(S, cp * scale)), rows.keep(_combine(AS, cp * scale))
         x, Ax = rows.keep(x_new), rows.keep(Ax_new)
     return RowEigenPair(float(lam), x, n_matvec, converged)
+
+
+def nonnegative_part(rows: Any, u: Any) -> tuple[Any, Any, float]:
+    """:func:`spectral_kit.weighting.result.nonnegative_weights` for a vector that lives
+    where M's rows live: ``(max(u, 0)/‖max(u, 0)‖, u/‖u‖, ‖min(u, 0)‖²)`` with Σu > 0."""
+    (u2, total) = rows.dots([(u, u), (u, rows.full(1.0))])
+    u = u * (1.0 / math.sqrt(u2))
+    if total < 0:
+        u = -u
+    u = rows.keep(u)
+    # (u + |u|)/2 is max(u, 0) exactly, in every namespace and for Dask.
+    positive = (u + abs(u)) * 0.5
+    negative = (u - abs(u)) * 0.5
+    pos2, neg2 = rows.dots([(positive, positive), (negative, negative)])
+    return rows.keep(positive * (1.0 / math.sqrt(pos2))), u, float(neg2)

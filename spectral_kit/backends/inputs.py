@@ -7,10 +7,11 @@ from typing import Any
 import numpy as np
 
 from . import array_kind, require_extra, type_name
-from .kernels import preprocess_block
+from .dtypes import check_numeric
+from .kernels import preprocess_block, unprepared_block
 from .rows import ArrayRows, DaskRows
 
-__all__ = ["namespace_name", "prepare_rows"]
+__all__ = ["check_prepared", "namespace_name", "prepare_rows"]
 
 
 def namespace_name(M: Any) -> str:
@@ -52,6 +53,7 @@ def prepare_rows(
     """
     kind = array_kind(M)
     require_extra(kind)
+    M = check_numeric(M, name)
     if kind == "dask":
         check_rows_chunking(M, name)
     elif len(M.shape) != 2:
@@ -79,3 +81,15 @@ def prepare_rows(
             "NumPy array."
         ) from exc
     return ArrayRows(preprocess_block(M, center=center, normalize=normalize, name=name))
+
+
+def check_prepared(rows: ArrayRows | DaskRows, name: str = "M", atol: float = 1e-6) -> None:
+    """ValueError unless every row is centred with unit norm (one pass over M): what
+    ``preprocess=False`` promises to the weighting algorithms (Wolf & Bileschi 2005, Algo. 1
+    step 1; Algo. 2's input)."""
+    n_bad = int(float(rows.reduce(unprepared_block, atol=atol)))
+    if n_bad:
+        raise ValueError(
+            f"{name} was passed with preprocess=False but {n_bad} row(s) are not centred "
+            "with unit norm. Pass preprocess=True."
+        )

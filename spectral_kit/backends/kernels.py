@@ -78,14 +78,19 @@ def preprocess_block(
             f"{name} contains NaN or infinite values (in rows {offset}–"
             f"{offset + Mb.shape[0] - 1}); remove or impute them first."
         )
-    out = Mb - xp.mean(Mb, axis=1, keepdims=True) if center else Mb
     if not normalize:
-        return out
-    norms = xp.sqrt(xp.sum(out * out, axis=1))
+        return Mb - xp.mean(Mb, axis=1, keepdims=True) if center else Mb
+    # As preprocess_rows: each row is first rescaled by the power of two just above its
+    # max |entry| (exact), so neither its mean nor the squares of its norm over- or
+    # underflow, at 1e±300 as at 1.
     scale = xp.max(xp.abs(Mb), axis=1)
+    safe = xp.where(scale > 0, scale, xp.ones_like(scale))
+    exponents = xp.floor(xp.log2(safe)) + 1.0
+    Mb = Mb * (2.0 ** (-exponents))[:, None]
+    out = Mb - xp.mean(Mb, axis=1, keepdims=True) if center else Mb
+    norms = xp.sqrt(xp.sum(out * out, axis=1))
     eps = max(1e-12, 10 * float(xp.finfo(Mb.dtype).eps))
-    tiny = float(xp.finfo(Mb.dtype).smallest_normal)
-    bad = norms <= eps * xp.clip(scale, min=tiny)
+    bad = (scale == 0) | (norms <= eps)
     if bool(xp.any(bad)):
         idx = [offset + int(i) for i in xp.nonzero(bad)[0][:10]]
         what = "constant" if center else "all-zero"
@@ -173,3 +178,12 @@ def g_rows_block(Mb: Any, *, W: Any, Q: Any) -> Any:
     xp = namespace(Mb)
     Wd, Qd = _small(xp, W, Mb), _small(xp, Q, Mb)
     return xp.sum((Mb @ Wd) * (Mb @ Qd), axis=1)
+
+
+def unprepared_block(Mb: Any, *, atol: float) -> Any:
+    """How many rows of the block are not centred with unit norm (to ``atol``)."""
+    xp = namespace(Mb)
+    norms = xp.sqrt(xp.sum(Mb * Mb, axis=1))
+    means = xp.mean(Mb, axis=1)
+    bad = (xp.abs(norms - 1.0) > atol) | (xp.abs(means) > atol)
+    return xp.sum(xp.astype(bad, xp.float64))

@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from . import array_kind, check_same_kind, kernels, require_extra, small, type_name
+from .dtypes import check_numeric
 from .inputs import check_rows_chunking
 from .rows import ArrayRows, DaskRows
 
-__all__ = ["g_matvec", "weighted_gram"]
+__all__ = ["g_matvec", "hadamard_square_matvec", "weighted_gram"]
 
 
 def _rows(M: Any, **others: Any) -> ArrayRows | DaskRows:
@@ -29,6 +30,10 @@ def _rows(M: Any, **others: Any) -> ArrayRows | DaskRows:
         )
     require_extra(kind)
     check_same_kind(("M", M), **others)
+    M = check_numeric(M, "M")
+    for name, value in others.items():
+        if value is not None:
+            check_numeric(value, name)
     if kind == "dask":
         check_rows_chunking(M)
         return DaskRows(M)
@@ -68,3 +73,14 @@ def g_matvec(M: Any, a: Any, Q: Any) -> Any:
     Q = _local(rows, Q)
     W = rows.reduce(kernels.affinity_times_block, (_vector(rows, a),), Q=Q)
     return rows.rowmap(kernels.g_rows_block, W=W, Q=Q)
+
+
+def hadamard_square_matvec(rows: ArrayRows | DaskRows) -> Any:
+    """``v ↦ H v`` with ``H = (MMᵀ)^∘2`` (Wolf & Bileschi 2005, Sec. 3.1) on prepared rows:
+    ``(H v)_i = m_iᵀ (Mᵀ diag(v) M) m_i``, one q × q reduction and one row map per product."""
+
+    def matvec(v: Any) -> Any:
+        W = small.symmetric(rows.reduce(kernels.weighted_gram_block, (v,)))
+        return rows.rowmap(kernels.h_rows_block, W=W)
+
+    return matvec

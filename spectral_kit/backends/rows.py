@@ -35,6 +35,11 @@ def _call(kernel: Any, Mb: Any, *vectors: Any, **small: Any) -> Any:
     return kernel(Mb, *vectors, **small)
 
 
+def _block_dots(index: list[tuple[int, int]], *blocks: Any) -> np.ndarray:
+    vs = [np.asarray(b, dtype=np.float64) for b in blocks]
+    return np.array([vs[a] @ vs[b] for a, b in index])
+
+
 def _sum_parts(*parts: Any) -> Any:
     return _fold(_add, parts)
 
@@ -128,9 +133,25 @@ class DaskRows:
 
     def dots(self, pairs: list[tuple[Any, Any]]) -> list[float]:
         import dask
+        from dask import delayed
 
-        sums = [(a.astype(np.float64) * b.astype(np.float64)).sum() for a, b in pairs]
-        return [float(s) for s in dask.compute(*sums)]
+        # One task per chunk computes every product of the call: the 18 inner products of
+        # a LOBPCG step cost one pass and one small graph, not 18 Dask reductions.
+        vectors: list[Any] = []
+        slots: dict[int, int] = {}
+        for v in (v for pair in pairs for v in pair):
+            slots.setdefault(id(v), len(vectors))
+            if len(vectors) < len(slots):
+                vectors.append(v)
+        index = [(slots[id(a)], slots[id(b)]) for a, b in pairs]
+        columns = [self._vector_blocks(v) for v in vectors]
+        parts = [delayed(_block_dots, pure=True)(index, *(c[i] for c in columns))
+                 for i in range(len(self._blocks))]
+        while len(parts) > 1:
+            parts = [delayed(_sum_parts, pure=True)(*parts[i : i + 8])
+                     for i in range(0, len(parts), 8)]
+        (total,) = dask.compute(parts[0])
+        return [float(t) for t in total]
 
     def full(self, value: float) -> Any:
         import dask.array as da

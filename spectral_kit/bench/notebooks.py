@@ -112,7 +112,7 @@ def _empty_notebook(workdir: str) -> str:
 @benchmark("notebooks")
 def run(quick: bool = False) -> list[BenchResult]:
     """Every notebook of the kit: run time (printed as it finishes) and peak memory."""
-    from ..cli import notebooks_dir
+    from ..notebook_files import notebooks_dir
 
     env = dict(os.environ)
     env.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..qalpha import q_alpha, q_alpha_supervised
 from ..qalpha.supervised import DEFAULT_READING, check_class_labels
-from ..validation import check_int, unique_labels
+from ..validation import check_int, reject_missing, unique_labels
 
 __all__ = ["QAlphaSelector", "n_to_select"]
 
@@ -156,6 +156,9 @@ class QAlphaSelector(SelectorMixin, BaseEstimator):
 
     def fit(self, X: object, y: object = None) -> QAlphaSelector:
         """Run Q-α on ``X`` (samples × features); use ``y`` as class labels if given."""
+        reject_missing(X, "X")
+        if y is not None:
+            reject_missing(y, "y")
         X = validate_data(self, X, ensure_min_samples=2, dtype=np.float64)
         n_select = n_to_select(self.n_features_to_select, X.shape[1])
         _check_no_constant_columns(X)

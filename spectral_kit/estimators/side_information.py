@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..qalpha import q_alpha
 from ..qalpha.side import q_alpha_side
-from ..validation import check_int, validate_data_named
+from ..validation import check_int, reject_missing, validate_data_named
 from .qalpha import n_to_select
 
 __all__ = ["QAlphaSideSelector"]
@@ -109,6 +109,7 @@ class QAlphaSideSelector(SelectorMixin, BaseEstimator):
             result = q_alpha(X.T, k, **common)
             self.side_variance_ = None
         else:
+            reject_missing(X_side, "X_side")
             side = check_array(X_side, dtype=np.float64, ensure_min_samples=2,
                                input_name="X_side")
             if side.shape[1] != X.shape[1]:

@@ -21,7 +21,7 @@ from ._core import exercise
 def _cosine(documents: tuple[int, ...]) -> float:
     import numpy as np
 
-    from ..reproduce.stability import EXAMPLE1_DOCUMENTS
+    from ..datasets.stability_examples import EXAMPLE1_DOCUMENTS
 
     X = np.asarray(EXAMPLE1_DOCUMENTS, dtype=float)[list(documents)]
     # Independent of the library's similarity_matrix: the definition itself.

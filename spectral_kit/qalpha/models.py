@@ -79,6 +79,11 @@ class StandardModel:
         """
         return weighted_gram(self.M, alpha)
 
+    def leading_subspace(self, alpha: np.ndarray, k: int) -> np.ndarray:
+        """The k leading eigenvectors of ``A_α`` (for α ≥ 0 A_α is PSD, so also the k
+        largest in magnitude: what the basic eigen-step returns)."""
+        return top_eigenvectors(self.affinity(alpha), k)[1]
+
     def power_step(self, alpha: np.ndarray, Q: np.ndarray) -> np.ndarray:
         """Orthogonal-iteration step ``Q ← qr(A_α Q)`` (Def. 2, steps 3–5)."""
         return orthonormalize(self.affinity_times(alpha, Q))

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..backends import array_kind
+from ..backends.inputs import namespace_name, prepare_rows
+from ..backends.model import SOLVER as SCALED_SOLVER
+from ..backends.model import ScaledModel
 from ..preprocess import preprocess_rows
 from ..validation import as_generator, check_choice, check_finite_scalar, check_int
 from .engine import QAlphaResult, alternate, choose_solver, scale_back, scaled_down
 from .models import LaplacianModel, StandardModel
 
-__all__ = ["INIT_CHOICES", "METHODS", "q_alpha", "run_model"]
+__all__ = ["INIT_CHOICES", "METHODS", "model_of", "q_alpha", "run_model"]
 
 METHODS = ("power", "ritz", "basic")
 SPECTRA = ("standard", "laplacian")
@@ -220,14 +225,6 @@ def q_alpha(
     >>> bool(res.alpha[data.relevant].mean() > 3 * res.alpha[~data.relevant].mean())
     True
     """
-    if array_kind(M) is not None:  # Dask or array-API M: spectral_kit.backends
-        from ..backends.qalpha import q_alpha as scaled
-
-        return scaled(
-            M, k, method=method, spectrum=spectrum, criterion=criterion, init=init,
-            n_init=n_init, max_iter=max_iter, tol=tol, solver=solver, preprocess=preprocess,
-            random_state=random_state,
-        )
     method, init, n_init, max_iter, tol, solver = check_run_options(
         method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol, solver=solver
     )
@@ -239,14 +236,40 @@ def q_alpha(
             "spectrum='standard' or criterion='top'."
         )
     rng = as_generator(random_state)
-    Mp = preprocess_rows(M) if preprocess else preprocess_rows(M, center=False, normalize=False)
-    k = check_k(k, Mp.shape[1])
-    method = resolve_method(method, Mp.shape[1])
-    Mp, e = scaled_down(Mp)  # raw rows of any scale: α does not depend on it
-    model = (
-        LaplacianModel(Mp) if spectrum == "laplacian" else StandardModel(Mp, criterion=criterion)
-    )
-    return scale_back(run_model(
+    model, e = model_of(M, spectrum=spectrum, criterion=criterion, preprocess=preprocess)
+    k = check_k(k, model.n_samples)
+    method = resolve_method(method, model.n_samples)
+    result = run_model(
         model, k, method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol,
         solver=solver, rng=rng, spectrum=spectrum, criterion=criterion,
-    ), e)
+    )
+    if array_kind(M) is not None:
+        result = replace(result, solver=SCALED_SOLVER, array_type=namespace_name(M))
+    return scale_back(result, e)
+
+
+def model_of(
+    M: object, *, spectrum: str = "standard", criterion: str = "top", preprocess: bool = True
+) -> tuple[StandardModel, int]:
+    """The Q-α model of M's rows (centred and unit norm when ``preprocess``) and the binary
+    exponent e its data were scaled down by (see :func:`~.engine.scaled_down`).
+
+    A NumPy M gives :class:`~.models.StandardModel` (or the Laplacian model) on the rows in
+    memory; a Dask or array-API M gives :class:`spectral_kit.backends.model.ScaledModel`,
+    whose α- and Q-steps are row-chunk reductions where M lives. Either way the one engine
+    (:func:`run_model`) runs on it.
+    """
+    if array_kind(M) is not None:
+        if criterion == "gap":
+            raise ValueError(
+                f"criterion='gap' has no path for M of type {namespace_name(M)}: its α-step "
+                "needs (MMᵀ)∘(MMᵀ), which has no low-rank factor. Use criterion='top', or "
+                "pass a NumPy M (M.compute() / numpy.asarray(M)) if it fits in memory."
+            )
+        rows = prepare_rows(M, center=preprocess, normalize=preprocess)
+        return ScaledModel(rows, spectrum), 0
+    Mp = preprocess_rows(M) if preprocess else preprocess_rows(M, center=False, normalize=False)
+    Mp, e = scaled_down(Mp)  # raw rows of any scale: α does not depend on it
+    if spectrum == "laplacian":
+        return LaplacianModel(Mp), e
+    return StandardModel(Mp, criterion=criterion), e

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..datasets import load_dataset
+from ..datasets.stability_examples import EXAMPLE1_DOCUMENTS
 from ..stability import (
     SbSResult,
     SbSStep,
@@ -38,8 +39,6 @@ __all__ = ["example1", "sbs_uci"]
 
 PAPER = "mavroeidis-vazirgiannis"
 
-#: Example 1: term frequencies of "graduation" and "unemployment" in documents d1 … d5.
-EXAMPLE1_DOCUMENTS = ((0, 1), (2, 3), (4, 3), (3, 0), (1, 0))
 #: The five resamples of the table, as indices of d1 … d5 (d1 = 0).
 EXAMPLE1_RESAMPLES = (
     (0, 0, 2, 3, 4),

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ..backends import array_kind
+from ..backends.dtypes import check_numeric
 from ..backends.samples import is_sparse, namespace_of, sample_blocks, to_host
 from ..memory import check_memory
 from ..memory import memory_limit as kit_limit
@@ -670,12 +671,13 @@ def _prepare(X: object, statistic: str, *, in_memory: bool = False,
         arr = check_array(X, "X", min_rows=3, rows_label="samples (rows)",
                           cols_label="features (columns)")
     elif kind == "array-api":
+        check_numeric(X, "X")
         xp = namespace_of(X)
         if len(X.shape) != 2:
             raise ValueError(f"X must be a 2-D array; got shape {tuple(X.shape)}.")
         arr = xp.asarray(X, dtype=xp.float64)
     else:
-        arr = X
+        arr = check_numeric(X, "X")
     if kind is None and not sparse and not in_memory:
         shifted = _sparse_if_cheaper(arr, cosine)
         if shifted is not None:

@@ -17,10 +17,17 @@ they maximise ``Σ_{i≤k} σ_i²`` over unit-norm α, the σ_i being the eigenv
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..backends import array_kind
-from ..linalg import leading_eigenvector, top_eigenvectors, weighted_gram
+from ..backends.eigen import leading_eigenpair, nonnegative_part
+from ..backends.inputs import check_prepared, namespace_name, prepare_rows
+from ..backends.model import SOLVER as SCALED_SOLVER
+from ..backends.model import ScaledModel
+from ..backends.operators import hadamard_square_matvec
+from ..linalg import leading_eigenvector
 from ..preprocess import preprocess_rows, row_norms
 from ..qalpha.engine import QAlphaResult, alternate, choose_solver
 from ..qalpha.models import StandardModel
@@ -146,24 +153,11 @@ def parameter_free_weights(
     >>> bool(res.alpha[data.relevant].mean() > res.alpha[~data.relevant].mean())
     True
     """
-    if array_kind(M) is not None:  # Dask or array-API M: spectral_kit.backends
-        from ..backends.weighting import parameter_free_weights as scaled
-
-        return scaled(M, solver=solver, preprocess=preprocess, tol=tol)
     solver = check_choice(solver, "solver", SOLVERS)
     tol = check_finite_scalar(tol, "tol", low=0.0, low_inclusive=False)
-    Mp = prepared_rows(M, preprocess)
-    n = Mp.shape[0]
-    solver = choose_solver(n, solver)
-    H = parameter_free_operator(Mp)
-    if solver == "dense":
-        pair = leading_eigenvector(H.dense(), v0=np.full(n, 1.0 / np.sqrt(n)), tol=tol)
-    else:
-        # The Perron vector of H is positive and usually close to uniform, and H's second
-        # eigenvalue is small next to its first (about 2/q of it for isotropic rows): a
-        # warm start from uniform weights converges in a handful of products.
-        pair = leading_eigenvector(H, v0=np.full(n, 1.0 / np.sqrt(n)), tol=tol)
-    alpha, u, negative = nonnegative_weights(pair.vector)
+    rows = _prepared(M, preprocess)
+    pair, solver = _perron(rows, solver, tol)
+    alpha, u, negative = _nonnegative(rows, pair.vector)
     return WeightingResult(
         alpha=alpha, eigenvector=u, eigenvalue=pair.value, negative_mass=negative,
         algorithm="parameter-free", solver=solver, n_matvec=pair.n_matvec,
@@ -226,48 +220,81 @@ def pca_weights(
     >>> bool(result.alpha[data.relevant].min() > result.alpha[~data.relevant].max())
     True
     """
-    if array_kind(M) is not None:  # Dask or array-API M: spectral_kit.backends
-        from ..backends.weighting import pca_weights as scaled
-
-        return scaled(
-            M, k, init=init, max_iter=max_iter, tol=tol, solver=solver, preprocess=preprocess,
-            random_state=random_state,
-        )
     init = check_choice(init, "init", ALGO1_INITS)
     solver = check_choice(solver, "solver", SOLVERS)
     max_iter = check_int(max_iter, "max_iter", low=1)
     tol = check_finite_scalar(tol, "tol", low=0.0, low_inclusive=False)
-    Mp = prepared_rows(M, preprocess)
-    k = check_k(k, Mp.shape[1])
+    rows = _prepared(M, preprocess)
+    scaled = not isinstance(rows, np.ndarray)
+    model = ScaledModel(rows) if scaled else StandardModel(rows)
+    k = check_k(k, model.n_samples)
     if init == "parameter-free":
-        run = _q_alpha_from_parameter_free(Mp, k, max_iter=max_iter, tol=tol, solver=solver)
+        run = _q_alpha_from_parameter_free(
+            rows, model, k, max_iter=max_iter, tol=tol, solver=solver,
+            array_type=namespace_name(M) if scaled else "numpy",
+        )
     else:
         run = q_alpha(
-            Mp, k, method="basic", init=init, max_iter=max_iter, tol=tol, solver=solver,
-            preprocess=False, random_state=random_state,
+            M if scaled else rows, k, method="basic", init=init, max_iter=max_iter, tol=tol,
+            solver=solver, preprocess=preprocess and scaled, random_state=random_state,
         )
-    alpha, u, negative = nonnegative_weights(run.alpha)
+    alpha, u, negative = _nonnegative(rows, run.alpha)
     return WeightingResult(
         alpha=alpha, eigenvector=u, eigenvalue=run.eigenvalue, negative_mass=negative,
         algorithm="q-alpha", solver=run.solver, n_matvec=run.n_matvec, details=run,
     )
 
 
+def _prepared(M: object, preprocess: bool) -> Any:
+    """Prepared rows: an ndarray for NumPy input (:func:`prepared_rows`), else the rows of a
+    Dask or array-API M, preprocessed lazily where they live."""
+    if array_kind(M) is None:
+        return prepared_rows(M, preprocess)
+    rows = prepare_rows(M, center=preprocess, normalize=preprocess)
+    if not preprocess:
+        check_prepared(rows)
+    return rows
+
+
+def _perron(rows: Any, solver: str, tol: float) -> tuple[Any, str]:
+    """The leading eigenpair of ``H = (MMᵀ)^∘2`` (Algo. 2), started from uniform weights,
+    and the solver that found it."""
+    n = rows.shape[0]
+    if not isinstance(rows, np.ndarray):  # always matrix-free: H's products are q-sized
+        start = rows.full(1.0 / np.sqrt(n))
+        return leading_eigenpair(rows, hadamard_square_matvec(rows), start, tol=tol), \
+            "matrix-free"
+    solver = choose_solver(n, solver)
+    H = parameter_free_operator(rows)
+    # The Perron vector of H is positive and usually close to uniform, and H's second
+    # eigenvalue is small next to its first (about 2/q of it for isotropic rows): a warm
+    # start from uniform weights converges in a handful of products.
+    pair = leading_eigenvector(H.dense() if solver == "dense" else H,
+                               v0=np.full(n, 1.0 / np.sqrt(n)), tol=tol)
+    return pair, solver
+
+
+def _nonnegative(rows: Any, u: Any) -> tuple[Any, Any, float]:
+    if isinstance(rows, np.ndarray):
+        return nonnegative_weights(u)
+    return nonnegative_part(rows, u)
+
+
 def _q_alpha_from_parameter_free(
-    Mp: np.ndarray, k: int, *, max_iter: int, tol: float, solver: str
+    rows: Any, model: Any, k: int, *, max_iter: int, tol: float, solver: str, array_type: str
 ) -> QAlphaResult:
     """Algo. 1's alternation on the shared engine, started from Algo. 2's weights."""
-    start = parameter_free_weights(Mp, solver=solver, preprocess=False)
+    pair, _ = _perron(rows, solver, 1e-12)
+    start = _nonnegative(rows, pair.vector)[0]
     # A_α is positive semi-definite for α ≥ 0, so its largest eigenvalues are its largest in
     # magnitude and this Q⁽⁰⁾ is what the basic eigen-step itself would return.
-    Q0 = top_eigenvectors(weighted_gram(Mp, start.alpha), k)[1]
-    resolved = choose_solver(Mp.shape[0], solver)
+    Q0 = model.leading_subspace(start, k)
+    resolved = choose_solver(rows.shape[0], solver) if array_type == "numpy" else SCALED_SOLVER
     raw = alternate(
-        StandardModel(Mp), Q0, method="basic", max_iter=max_iter, tol=tol, solver=resolved,
-        alpha0=start.alpha,
+        model, Q0, method="basic", max_iter=max_iter, tol=tol, solver=resolved, alpha0=start
     )
-    raw["n_matvec"] += start.n_matvec
+    raw["n_matvec"] += pair.n_matvec
     return QAlphaResult(
         method="basic", spectrum="standard", criterion="top", solver=resolved,
-        init="parameter-free", **raw,
+        init="parameter-free", array_type=array_type, **raw,
     )

@@ -1,7 +1,10 @@
-"""Q-α on Dask and array-API arrays: the shared engine with row-chunked α- and Q-steps.
+"""The Q-α model of rows that live in Dask chunks or on a device: the row-chunked α- and
+Q-steps that :func:`spectral_kit.q_alpha` hands to its one engine.
 
-The alternation is :func:`spectral_kit.qalpha.engine.alternate` itself -- the same stopping
-rule, starts and bookkeeping as for NumPy. Only the model differs (:class:`ScaledModel`):
+:func:`spectral_kit.qalpha.engine.alternate` runs the same alternation, stopping rule, starts
+and bookkeeping on every array type; only the model differs (:class:`ScaledModel` here,
+:class:`~spectral_kit.qalpha.models.StandardModel` for NumPy). This module knows arrays,
+never the algorithm's entry points: it imports nothing from the algorithm packages.
 
 * α-step (Sec. 3): ``G = Z Zᵀ`` with ``z_i = m_i ⊗ (MQ)_i``, so α is ``Z u / √λ`` for the
   leading eigenpair (λ, u) of the qk × qk matrix ``ZᵀZ``, summed over row chunks and solved
@@ -17,17 +20,16 @@ eigen-solve are q-sized: NumPy for Dask, M's namespace and device for the array 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ..linalg import orthonormalize as np_orthonormalize
 from . import kernels, small
-from .inputs import namespace_name, prepare_rows
+from .inputs import prepare_rows
 from .rows import ArrayRows, DaskRows
 
-__all__ = ["ScaledModel", "q_alpha", "rows_of"]
+__all__ = ["SOLVER", "ScaledModel", "rows_of"]
 
 #: The name results give the α-step of this package (exact, through the qk × qk Gram matrix).
 SOLVER = "factored"
@@ -124,6 +126,10 @@ class ScaledModel:
             A = A - sx.eye(self.n_samples, dtype=A.dtype, device=self.rows.device) * deg[None, :]
         return A
 
+    def leading_subspace(self, alpha: Any, k: int) -> Any:
+        """The k leading eigenvectors of ``A_α`` (q × k, where the q-sized arrays live)."""
+        return small.top_eigenvectors(self.sx, self.affinity(alpha), k)[1]
+
     def power_step(self, alpha: Any, Q: Any) -> Any:
         return small.orthonormalize(self.sx, self.affinity_times(alpha, Q))
 
@@ -153,57 +159,3 @@ class ScaledModel:
             gram = self.rows.reduce(kernels.weighted_gram_block, (ones,))
             return small.top_eigenvectors(self.sx, gram, k)[1]
         return self.rows.as_small(np_orthonormalize(rng.standard_normal((self.n_samples, k))))
-
-
-def q_alpha(
-    M: Any,
-    k: int,
-    *,
-    method: str = "auto",
-    spectrum: str = "standard",
-    criterion: str = "top",
-    init: str = "pca",
-    n_init: int = 1,
-    max_iter: int = 300,
-    tol: float = 1e-6,
-    solver: str = "auto",
-    preprocess: bool = True,
-    random_state: object = None,
-) -> Any:
-    """:func:`spectral_kit.q_alpha` for a Dask or array-API M (same parameters and result).
-
-    ``solver`` is validated but has no effect: the α-step is always the exact qk × qk solve
-    (the result says ``solver="factored"``). ``criterion="gap"`` needs ``(MMᵀ)∘(MMᵀ)``,
-    which has no factor of q-sized width, and is NumPy-only.
-    """
-    from ..qalpha.standard import (
-        CRITERIA,
-        SPECTRA,
-        check_k,
-        check_run_options,
-        resolve_method,
-        run_model,
-    )
-    from ..validation import as_generator, check_choice
-
-    method, init, n_init, max_iter, tol, solver = check_run_options(
-        method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol, solver=solver
-    )
-    spectrum = check_choice(spectrum, "spectrum", SPECTRA)
-    criterion = check_choice(criterion, "criterion", CRITERIA)
-    if criterion == "gap":
-        raise ValueError(
-            f"criterion='gap' has no path for M of type {namespace_name(M)}: its α-step needs "
-            "(MMᵀ)∘(MMᵀ), which has no low-rank factor. Use criterion='top', or pass a NumPy "
-            "M (M.compute() / numpy.asarray(M)) if it fits in memory."
-        )
-    rng = as_generator(random_state)
-    rows = rows_of(M, preprocess)
-    k = check_k(k, rows.shape[1])
-    method = resolve_method(method, rows.shape[1])
-    model = ScaledModel(rows, spectrum)
-    result = run_model(
-        model, k, method=method, init=init, n_init=n_init, max_iter=max_iter, tol=tol,
-        solver=solver, rng=rng, spectrum=spectrum, criterion=criterion,
-    )
-    return replace(result, solver=SOLVER, array_type=namespace_name(M))
