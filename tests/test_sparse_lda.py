@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from spectral_kit import sparse_lda as sl
+from spectral_kit.bench._eslda_reference import _ReferenceESLDASearch
 from spectral_kit.sparse_lda.greedy import gslda_pair
 from spectral_kit.sparse_lda.pair import MatrixPair
 
@@ -442,7 +443,7 @@ def test_sparse_pca_on_sonar_is_certified_and_exact(real_data):
     sub = C[:22, :22]
     pair = check_pair(sub, np.eye(22))
     ours = eslda_pair(pair, 5)
-    first = eslda_pair(pair, 5, _reference=True)
+    first = eslda_pair(pair, 5, _search_class=_ReferenceESLDASearch)
     ex = sl.exhaustive(sub, np.eye(22), 5)
     assert ours.optimal and first.optimal
     assert ours.value == pytest.approx(ex.value, rel=1e-12)
@@ -461,7 +462,8 @@ def test_eslda_agrees_with_the_first_search_on_ionosphere(real_data):
     pair = check_pair(sc.d, sc.B, "auto")
     path = gslda_pair(pair)
     for k in (4, 8):
-        first = eslda_pair(pair, k, init=path, _reference=True, max_seconds=30.0)
+        first = eslda_pair(pair, k, init=path, _search_class=_ReferenceESLDASearch,
+                           max_seconds=30.0)
         ours = eslda_pair(pair, k, init=path)
         assert ours.optimal
         if first.optimal:

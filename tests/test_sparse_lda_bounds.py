@@ -18,14 +18,15 @@ import pytest
 import scipy.linalg
 
 from spectral_kit import sparse_lda as sl
+from spectral_kit.bench._eslda_reference import _ReferenceESLDASearch
 from spectral_kit.sparse_lda import bounds
+from spectral_kit.sparse_lda._completions import completions_above
 from spectral_kit.sparse_lda._numerics import (
     arrowhead_top_root,
     bordered_add_pairs_values,
     bordered_add_values,
-    completions_above,
 )
-from spectral_kit.sparse_lda.branch_bound import ESLDASearch, _ReferenceESLDASearch, eslda_pair
+from spectral_kit.sparse_lda.branch_bound import ESLDASearch, eslda_pair
 from spectral_kit.sparse_lda.greedy import gslda_pair
 from spectral_kit.sparse_lda.pair import check_pair
 
@@ -434,7 +435,7 @@ def test_children_that_keep_the_first_variable_solved_at_once(seed, monkeypatch)
     solves its children 1 … r as F ∪ {u_1} choosing r − 1 of the rest. Brute force agrees
     with both trees (tie-heavy pairs and Brownian pairs at n = 18), and the merged tree is
     the smaller one on some of them (so the path runs)."""
-    from spectral_kit.sparse_lda.branch_bound import _Search
+    from spectral_kit.sparse_lda.search import _Search
 
     # direct finishes up to three more variables: with the default (six) these small pairs
     # are mostly finished before any node branches
@@ -482,7 +483,7 @@ def test_threshold_finishes_and_their_fallback_equal_brute_force(seed, monkeypat
     more is branched instead, and the children of a merged solve are queued. With the test
     made to give up on half of its r ≥ 3 calls, every search still certifies the
     brute-force optimum, and both paths run."""
-    from spectral_kit.sparse_lda import branch_bound as bb
+    from spectral_kit.sparse_lda import finishes
 
     rng = np.random.default_rng(seed)
     calls = {"solved": 0, "gave_up": 0}
@@ -494,7 +495,7 @@ def test_threshold_finishes_and_their_fallback_equal_brute_force(seed, monkeypat
         calls["solved"] += r >= 3
         return completions_above(pair, F, cand, r, mu, max_steps)
 
-    monkeypatch.setattr(bb, "completions_above", flaky)
+    monkeypatch.setattr(finishes, "completions_above", flaky)
     pairs = [check_pair(A, B) for _rng, A, B, _ in cases(5300 + seed, 12, n_range=(10, 14))]
     pairs += [check_pair(rp.A, rp.B) for rp in
               (sl.random_pair(18, kind="general", random_state=7 + seed),)]
@@ -523,7 +524,7 @@ def test_search_equals_brute_force_and_the_first_search(seed):
         path = gslda_pair(pair)
         for k in range(1, n + 1):
             res = eslda_pair(pair, k, init=path)
-            ref = eslda_pair(pair, k, init=path, _reference=True)
+            ref = eslda_pair(pair, k, init=path, _search_class=_ReferenceESLDASearch)
             best = brute_best(pair.A, pair.B, k)
             assert res.optimal and ref.optimal
             assert res.value == pytest.approx(best, rel=1e-9, abs=1e-12)
@@ -540,7 +541,8 @@ def test_search_equals_first_search_on_random_pairs(kind):
     pair = check_pair(rp.A, rp.B)
     path = gslda_pair(pair)
     for k in (3, 7, 10, 14):
-        ref = eslda_pair(pair, k, init=path, _reference=True, max_seconds=5.0)
+        ref = eslda_pair(pair, k, init=path, _search_class=_ReferenceESLDASearch,
+                         max_seconds=5.0)
         res = eslda_pair(pair, k, init=path)
         assert res.optimal
         if ref.optimal:
@@ -553,7 +555,7 @@ def test_top_entries_bound_with_B_not_I_is_dropped_after_its_own_patience(monkey
     prunes none (here a general pair at n = 30, where it never prunes: a search of several
     hundred nodes with direct finishes of at most two variables), and the search certifies
     the same optimum as the first search; with B = I the general patience applies."""
-    from spectral_kit.sparse_lda.branch_bound import _Search
+    from spectral_kit.sparse_lda.search import _Search
 
     monkeypatch.setattr(_Search, "GENERAL_DIRECT_R", 2)
     rp = sl.random_pair(30, kind="general", random_state=0)
@@ -769,7 +771,7 @@ def test_pair_values_of_a_node_equal_direct_evaluation():
     """The two-removal values f(T ∖ {i, j}) that a rank-one node computes for a block of
     (rows, cols) on demand, against λ_max evaluated for each pair's subset; −∞ on i = j."""
     from spectral_kit.sparse_lda._numerics import submatrix
-    from spectral_kit.sparse_lda.branch_bound import _PairValues
+    from spectral_kit.sparse_lda.nodes import _PairValues
 
     rng = np.random.default_rng(11)
     for c in range(10):
@@ -797,12 +799,14 @@ def test_pair_values_of_a_node_equal_direct_evaluation():
 @pytest.mark.parametrize("seed", range(2))
 def test_pairs_at_threshold_bound_every_pair_and_find_the_dead_ones(seed):
     """General A: the two-removal bounds read off the inertia of A_T − μB_T at the
-    threshold (:class:`~spectral_kit.sparse_lda.branch_bound._PairsAtThreshold`) are at
+    threshold (:class:`~spectral_kit.sparse_lda.nodes._PairsAtThreshold`) are at
     least f(T ∖ {i, j}) for every pair, and are lowered to μ for every pair whose value is
     below μ (away from rounding): the inertia test is exact. Thresholds in the top three
     gaps of the node's spectrum; with three eigenvalues above μ the node has no such bounds.
     PSD, indefinite and tie-heavy A, B = I and B ≠ I."""
-    from spectral_kit.sparse_lda.branch_bound import DEFAULT_GAP, _PairsAtThreshold, _Search
+    from spectral_kit.sparse_lda.driver import DEFAULT_GAP
+    from spectral_kit.sparse_lda.nodes import _PairsAtThreshold
+    from spectral_kit.sparse_lda.search import _Search
 
     rng = np.random.default_rng(900 + seed)
     applied = dead = 0
@@ -867,14 +871,14 @@ def check_children(pairs, *, exact_subsets=None, fixed_out=None, direct_r=None):
     bounds near the leaves too. Every variable the
     search fixes out of a node is checked too (no subset of the node that keeps it beats
     the incumbent); ``fixed_out`` collects how many were fixed out at each node."""
-    from spectral_kit.sparse_lda import branch_bound as bb
+    from spectral_kit.sparse_lda.search import _Search
 
     checked = []
     with_perspective = []
     if fixed_out is None:
         fixed_out = []
 
-    class Checked(bb._Search):
+    class Checked(_Search):
         if exact_subsets is not None:
             EXACT_SUBSETS = EXACT_TRIPLES = exact_subsets
         if direct_r is not None:
@@ -916,7 +920,7 @@ def check_children(pairs, *, exact_subsets=None, fixed_out=None, direct_r=None):
             fixed_out.append(out.size)
             return out
 
-    class CheckedESLDA(bb.ESLDASearch):
+    class CheckedESLDA(ESLDASearch):
         _search_class = Checked
 
     for A, B, k in pairs:

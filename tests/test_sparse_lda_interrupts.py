@@ -9,8 +9,9 @@ import pytest
 
 from spectral_kit import sparse_lda as sl
 from spectral_kit.sparse_lda import parallel
-from spectral_kit.sparse_lda.branch_bound import ESLDASearch, _Search
+from spectral_kit.sparse_lda.branch_bound import ESLDASearch
 from spectral_kit.sparse_lda.pair import check_pair
+from spectral_kit.sparse_lda.search import _Search
 
 RTOL = 1e-9
 #: Pairs of 18 variables whose trees have several nodes at k = 9 from a poor start.

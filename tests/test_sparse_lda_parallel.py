@@ -12,8 +12,10 @@ import pytest
 from spectral_kit import SparseLDA
 from spectral_kit import sparse_lda as sl
 from spectral_kit.sparse_lda import parallel
-from spectral_kit.sparse_lda.branch_bound import ESLDASearch, _scaled, _Search
+from spectral_kit.sparse_lda.branch_bound import ESLDASearch
+from spectral_kit.sparse_lda.nodes import _scaled
 from spectral_kit.sparse_lda.pair import check_pair
+from spectral_kit.sparse_lda.search import _Search
 
 RTOL = 1e-9
 
@@ -166,7 +168,7 @@ def test_a_worker_imports_neither_scipy_stats_nor_the_benchmarks():
 
     code = (
         "import sys, pickle, numpy as np\n"
-        "from spectral_kit.sparse_lda.branch_bound import _Search\n"
+        "from spectral_kit.sparse_lda.search import _Search\n"
         "from spectral_kit.sparse_lda.pair import check_pair\n"
         "A = np.diag(np.arange(1.0, 7.0)); B = np.eye(6)\n"
         "search = _Search(check_pair(A, B), 3, np.arange(3), -np.inf, 1e-10)\n"

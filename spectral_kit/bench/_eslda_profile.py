@@ -30,10 +30,12 @@ from threadpoolctl import threadpool_limits
 
 from ..sparse_lda import bounds, random_pair
 from ..sparse_lda._numerics import _bordered, _combinations, submatrix
-from ..sparse_lda.branch_bound import ESLDASearch, _NodeInfo, _Search
+from ..sparse_lda.branch_bound import ESLDASearch
 from ..sparse_lda.greedy import gslda_pair
+from ..sparse_lda.nodes import _NodeInfo
 from ..sparse_lda.pair import MatrixPair, check_pair
 from ..sparse_lda.perspective import perspective_terms
+from ..sparse_lda.search import _Search
 
 __all__ = ["NodeSample", "SearchProfile", "profile_search"]
 

@@ -1,7 +1,7 @@
 """Sparse LDA benchmarks: exact ESLDA (certification times, node rates) and GSLDA on colon.
 
 ESLDA (Sec. 2.3) against the first version of the same search -- the inclusion bounds alone
-and SciPy's wrappers at every node, kept as ``eslda_pair(..., _reference=True)`` -- in the
+and SciPy's wrappers at every node, kept in :mod:`._eslda_reference` -- in the
 same process, and against exhaustive enumeration where that can run:
 
 * **node evaluation**: the same nodes through both node kernels (nodes per second);
@@ -54,19 +54,15 @@ from ..sparse_lda import (
     random_pair,
     scatter_matrices,
 )
-from ..sparse_lda.branch_bound import (
-    DEFAULT_GAP,
-    _pairs_block,
-    _ReferenceSearch,
-    _scaled,
-    _Search,
-    eslda_pair,
-    single_threaded_blas,
-)
+from ..sparse_lda.branch_bound import eslda_pair, single_threaded_blas
+from ..sparse_lda.driver import DEFAULT_GAP
 from ..sparse_lda.greedy import gslda_pair
+from ..sparse_lda.nodes import _pairs_block, _scaled
 from ..sparse_lda.pair import MatrixPair, check_pair
 from ..sparse_lda.parallel import available_cpus
+from ..sparse_lda.search import _Search
 from ._core import BenchResult, benchmark, timed, timed_alternating
+from ._eslda_reference import _ReferenceESLDASearch, _ReferenceSearch
 
 __all__ = ["RayleighScore", "rayleigh_scorer", "run"]
 
@@ -221,7 +217,8 @@ def _certify(label: str, pair: MatrixPair, k: int, goal_seconds: float,
     path = gslda_pair(pair)
     seconds, res = timed(lambda: eslda_pair(pair, k, init=path, max_seconds=goal_seconds))
     ref_seconds, ref = timed(
-        lambda: eslda_pair(pair, k, init=path, max_seconds=ref_budget, _reference=True))
+        lambda: eslda_pair(pair, k, init=path, max_seconds=ref_budget,
+                           _search_class=_ReferenceESLDASearch))
     extra = {
         "optimal": res.optimal, "value": res.value, "gap": _gap(res.value, res.upper_bound),
         "nodes": res.nodes_expanded, "nodes/s": res.nodes_expanded / max(seconds, 1e-9),

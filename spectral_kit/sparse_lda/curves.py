@@ -44,6 +44,15 @@ class SparsityCurves:
         Whether ESLDA certified optimality at each k (False where it hit ``max_seconds``).
     epsilon : float
         Regularization added to B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> curves = sl.sparsity_curves(A, np.eye(4))
+    >>> curves.values["ESLDA"].round(9).tolist(), bool(curves.optimal.all())
+    ([2.0, 3.0, 3.0, 3.0], True)
     """
 
     ks: np.ndarray
@@ -83,6 +92,15 @@ def sparsity_curves(
     Returns
     -------
     SparsityCurves
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> p = sl.random_pair(6, random_state=0)
+    >>> curves = sl.sparsity_curves(p.d, p.B)
+    >>> bool((curves.values["GSLDA"] <= curves.values["ESLDA"] * (1 + 1e-9)).all())
+    True
     """
     loadings = check_choice(loadings, "loadings", LOADINGS)
     if max_seconds is not None:

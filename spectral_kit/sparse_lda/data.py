@@ -61,6 +61,16 @@ class ScatterMatrices:
     means : ndarray of shape (n_classes, n)
     priors : ndarray of shape (n_classes,)
     classes : ndarray of shape (n_classes,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> sc = sl.scatter_matrices(X, y)
+    >>> sc.d.tolist(), sc.classes.tolist()
+    ([1.0, 0.0], [0, 1])
     """
 
     A: np.ndarray
@@ -84,6 +94,16 @@ def scatter_matrices(X: Any, y: Any) -> ScatterMatrices:
     Returns
     -------
     ScatterMatrices
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> sc = sl.scatter_matrices(X, y)
+    >>> sc.A.tolist(), sc.B.tolist()
+    ([[1.0, 0.0], [0.0, 0.0]], [[0.25, -0.25], [-0.25, 0.25]])
     """
     X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
     labels = check_labels(y, X.shape[0], "y")
@@ -128,6 +148,14 @@ class RandomPair:
     smoothness, shape : float
         Hurst exponent of the process and shape of its innovations.
     kind : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> p = sl.random_pair(5, random_state=0)
+    >>> p.A.shape, p.kind, bool(np.allclose(p.A, np.outer(p.d, p.d)))
+    ((5, 5), 'rank_one', True)
     """
 
     A: np.ndarray
@@ -142,6 +170,25 @@ def fbm_covariance(n: int, smoothness: float) -> np.ndarray:
     """Covariance of fractional Brownian motion at t = 1/n, …, 1: ½(t^{2H} + s^{2H} − |t−s|^{2H}).
 
     H = 0.5 is Brownian motion (min(t, s)); H → 1 gives smoother, H → 0 rougher paths.
+
+    Parameters
+    ----------
+    n : int
+        Number of time points t = 1/n, …, 1.
+    smoothness : float
+        Hurst exponent H, 0 < H < 1.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        The covariance matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> sl.fbm_covariance(2, 0.5).tolist()
+    [[0.5, 0.5], [0.5, 1.0]]
     """
     n = check_int(n, "n", low=1)
     check_data_size(n, n, "n × n")
@@ -197,6 +244,14 @@ def random_pair(
     Returns
     -------
     RandomPair
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> p = sl.random_pair(6, kind="general", random_state=1)
+    >>> p.A.shape, p.d is None
+    ((6, 6), True)
     """
     n = check_int(n, "n", low=1)
     kind = check_choice(kind, "kind", PAIR_KINDS)

@@ -69,6 +69,15 @@ def exhaustive(
     -------
     SparseDiscriminant
         The best support (the first in lexicographic order on exact ties) and its factor.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> res = sl.exhaustive(A, np.eye(4), 2)
+    >>> res.support.tolist(), round(res.value, 9)
+    ([0, 1], 3.0)
     """
     pair = check_pair(A, B, regularization)
     k = check_k(k, pair.n)
@@ -84,10 +93,28 @@ def exhaustive_path(
 ) -> SparsePath:
     """The optimal support for every k = 1, …, n (all 2ⁿ − 1 subsets).
 
+    Parameters
+    ----------
+    A, B : array-like of shape (n, n)
+        As in :func:`exhaustive`.
+    regularization : None, float or "auto"
+        See :func:`spectral_kit.sparse_lda.regularize`.
+    max_subsets : int
+        Refuse (``ValueError``) when 2ⁿ − 1 exceeds it.
+
     Returns
     -------
     SparsePath
         ``supports[k−1]`` and ``values[k−1]`` (the optimal λ_max at cardinality k).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> path = sl.exhaustive_path(A, np.eye(4))
+    >>> [s.tolist() for s in path.supports[:2]], path.values.round(9).tolist()
+    ([[0], [0, 1]], [2.0, 3.0, 3.0, 3.0])
     """
     pair = check_pair(A, B, regularization)
     max_subsets = check_int(max_subsets, "max_subsets", low=1)

@@ -35,6 +35,16 @@ class LinearDiscriminant:
     classes : ndarray
     support : ndarray of int
     epsilon : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> lda = sl.fit_discriminant(X, y, [0])
+    >>> lda.support.tolist(), float(lda.coef[0, 1])
+    ([0], 0.0)
     """
 
     coef: np.ndarray
@@ -104,6 +114,16 @@ def fit_discriminant(
     Returns
     -------
     LinearDiscriminant
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> lda = sl.fit_discriminant(X, y)
+    >>> lda.classes.tolist(), lda.coef.shape
+    ([0, 1], (1, 2))
     """
     X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
     check_labels(y, X.shape[0], "y")
@@ -154,6 +174,15 @@ def discriminant_errors(
     -------
     ndarray of shape (len(supports),)
         Fraction of misclassified test samples for each support.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> sl.discriminant_errors(X, y, X, y, [[0], [1]], epsilon=1e-6).tolist()
+    [0.0, 0.5]
     """
     X_train = check_array(X_train, "X_train", min_rows=2)
     X_test = check_array(X_test, "X_test")

@@ -41,6 +41,14 @@ class MonteCarloBatch:
         For the audited pairs: whether ESLDA matched exhaustive search at every k.
     settings : dict
         n, smoothness, shape, kind, loadings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> mc = sl.monte_carlo_batch(6, 2, random_state=0)
+    >>> mc.values["ESLDA"].shape, bool((mc.values["GSLDA"] <= mc.values["ESLDA"] + 1e-9).all())
+    ((2, 6), True)
     """
 
     values: dict[str, np.ndarray]
@@ -109,11 +117,21 @@ def monte_carlo_batch(
     audit : int
         For the first ``audit`` pairs also run exhaustive search and record whether ESLDA
         matched it (relative tolerance ``rtol``) at every k.
+    rtol : float
+        Relative tolerance of the exhaustive audit.
     random_state : None, int or Generator
 
     Returns
     -------
     MonteCarloBatch
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> mc = sl.monte_carlo_batch(6, 2, audit=1, random_state=0)
+    >>> mc.values["ESLDA"].shape, mc.exhaustive_agrees.tolist()
+    ((2, 6), [True])
     """
     n = check_int(n, "n", low=1)
     check_memory(8.0 * 8 * n * n, f"the n × n matrices of a pair for n = {n}")

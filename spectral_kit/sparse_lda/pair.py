@@ -56,6 +56,14 @@ class MatrixPair:
         When A = d dᵀ (rank one, positive semidefinite), the factor d; otherwise None.
     epsilon : float
         The regularization ε added to the diagonal of B (0 when none was needed or asked).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> pair = sl.check_pair(np.diag([2.0, 1.0]), np.eye(2))
+    >>> pair.n, pair.rank_one
+    (2, False)
     """
 
     A: np.ndarray
@@ -79,6 +87,28 @@ def rank_one_factor(A: np.ndarray, *, rtol: float = RANK_ONE_RTOL) -> np.ndarray
 
     The column of A with the largest diagonal entry, divided by the square root of that entry,
     is d up to sign when A = d dᵀ; one comparison ``‖A − d dᵀ‖_max ≤ rtol·‖A‖_max`` confirms it.
+
+    Parameters
+    ----------
+    A : array-like of shape (n, n)
+        Symmetric matrix.
+    rtol : float
+        Relative tolerance of the rank-one test, against ``max|A|``.
+
+    Returns
+    -------
+    ndarray of shape (n,) or None
+        d (a copy) with A = d dᵀ within ``rtol``, or None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> d = np.array([1.0, -2.0, 2.0])
+    >>> np.abs(sl.rank_one_factor(np.outer(d, d))).tolist()
+    [1.0, 2.0, 2.0]
+    >>> sl.rank_one_factor(np.eye(3)) is None
+    True
     """
     A = check_array(A, "A")
     if A.shape[0] != A.shape[1]:
@@ -141,10 +171,24 @@ def auto_epsilon(B: Any, *, A: Any = None) -> float:
     A : array-like of shape (n, n), optional
         Between-class matrix, only used for the scale of the degenerate case B = 0.
 
+    Returns
+    -------
+    float
+        ε ≥ 0 (0 when B is numerically positive definite).
+
     Raises
     ------
     ValueError
         If B has a clearly negative eigenvalue (it is not a covariance matrix).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> sl.auto_epsilon(np.eye(3))
+    0.0
+    >>> sl.auto_epsilon(np.diag([1.0, 1.0, 0.0])) > 0
+    True
     """
     B = check_array(B, "B")
     check_symmetric(B, "B")
@@ -223,6 +267,14 @@ def regularize(B: Any, regularization: Any = "auto", *, A: Any = None) -> tuple[
     B_reg : ndarray of shape (n, n)
         A new symmetric array.
     epsilon : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> B, eps = sl.regularize(np.diag([1.0, 0.0]), 0.5)
+    >>> B.tolist(), eps
+    ([[1.5, 0.0], [0.0, 0.5]], 0.5)
     """
     B_arr = check_array(B, "B")
     check_symmetric(B_arr, "B")
@@ -253,6 +305,11 @@ def check_pair(A: Any, B: Any, regularization: Any = None) -> MatrixPair:
     regularization : None, float or "auto"
         See :func:`regularize`. Without it, B must be positive definite.
 
+    Returns
+    -------
+    MatrixPair
+        Symmetrized copies of A and B (B regularized if asked), d for a rank-one A, and ε.
+
     Raises
     ------
     ValueError
@@ -260,6 +317,14 @@ def check_pair(A: Any, B: Any, regularization: Any = None) -> MatrixPair:
         positive definite when no regularization was asked for.
     TypeError
         On non-numeric input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> pair = sl.check_pair(np.array([1.0, 2.0]), np.eye(2))
+    >>> pair.n, pair.rank_one, pair.epsilon
+    (2, True, 0.0)
     """
     A_arr = np.asarray(A) if not hasattr(A, "toarray") else A
     if isinstance(A_arr, np.ndarray) and A_arr.ndim == 1:

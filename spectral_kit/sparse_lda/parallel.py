@@ -137,10 +137,10 @@ def _shares(heap: list, parts: int, size: int | None, threshold: float) -> list[
 
 def parallel_advance(search: Any, n_jobs: int, deadline: float | None = None,
                      max_nodes: int | None = None) -> str:
-    """Run ``search`` (a :class:`.branch_bound._Search`, modified in place) on ``n_jobs``
+    """Run ``search`` (a :class:`.search._Search`, modified in place) on ``n_jobs``
     worker processes until it is certified, has expanded ``max_nodes`` nodes in all or
     ``time.perf_counter()`` passes ``deadline``; returns why it stopped, as
-    :meth:`~.branch_bound._ReferenceSearch.advance` does. The open nodes are back in
+    :meth:`~.driver._Driver.advance` does. The open nodes are back in
     ``search.heap`` when it returns."""
     token = uuid.uuid4().hex
     payload = pickle.dumps(search, protocol=pickle.HIGHEST_PROTOCOL)

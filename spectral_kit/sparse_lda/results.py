@@ -21,7 +21,23 @@ __all__ = [
 
 
 class InclusionBounds(NamedTuple):
-    """Eq. 8: ``λ_k(A, B) ≤ λ_max(A_k, B_k) ≤ λ_n(A, B)`` for every k-subset."""
+    """Eq. 8: ``λ_k(A, B) ≤ λ_max(A_k, B_k) ≤ λ_n(A, B)`` for every k-subset.
+
+    Parameters
+    ----------
+    lower : float
+        λ_k(A, B), the k-th smallest generalized eigenvalue.
+    upper : float
+        λ_n(A, B), the largest.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> sl.inclusion_bounds(A, np.eye(4), 2)
+    InclusionBounds(lower=1.0, upper=3.0)
+    """
 
     lower: float
     upper: float
@@ -43,6 +59,15 @@ class Interlacing:
         ``lower[i] = λ_i(A, B)`` and ``upper[i] = λ_{i+n−k}(A, B)`` (1-based i in the paper).
     epsilon : float
         Regularization added to B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> il = sl.interlacing(A, np.eye(4), [0, 1])
+    >>> il.sub.tolist(), il.lower.tolist(), il.upper.tolist()
+    ([1.0, 3.0], [0.5, 1.0], [1.0, 3.0])
     """
 
     support: np.ndarray
@@ -78,6 +103,15 @@ class SparseDiscriminant:
         Regularization ε added to B (B ← B + εI).
     method : str
         What produced the support ("renormalize", "threshold", "exhaustive", ...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> res = sl.exhaustive(A, np.eye(4), 2)
+    >>> res.support.tolist(), round(res.value, 9)
+    ([0, 1], 3.0)
     """
 
     support: np.ndarray
@@ -106,6 +140,15 @@ class TreeSizeEstimate:
         Root-to-leaf walks averaged.
     value : float
         The incumbent's value (the threshold the tree was estimated for).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> est = sl.estimate_tree_size(A, np.eye(4), 2, [0, 2], probes=10, random_state=0)
+    >>> est.nodes >= 1
+    True
     """
 
     nodes: float
@@ -141,6 +184,15 @@ class ESLDAResult:
         The relative optimality gap the search was asked to close.
     stopped_by : str
         ``"completed"``, ``"max_seconds"`` or ``"max_nodes"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> res = sl.eslda(A, np.eye(4), 2)
+    >>> res.support.tolist(), round(res.value, 9), res.optimal
+    ([0, 1], 3.0, True)
     """
 
     support: np.ndarray
@@ -206,6 +258,15 @@ class NestedPath(_PathAccess):
         ``values[k−1] = λ_max(A_{S_k}, B_{S_k})`` (renormalized, Prop. 2).
     epsilon : float
     method : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> path = sl.greedy_forward(A, np.eye(4))
+    >>> path.order.tolist(), path.values.round(9).tolist()
+    ([0, 1, 2, 3], [2.0, 3.0, 3.0, 3.0])
     """
 
     order: np.ndarray
@@ -230,6 +291,15 @@ class SparsePath(_PathAccess):
     values : ndarray of shape (K,)
     epsilon : float
     method : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> path = sl.exhaustive_path(A, np.eye(4))
+    >>> [s.tolist() for s in path.supports][:2]
+    [[0], [0, 1]]
     """
 
     supports: tuple[np.ndarray, ...]
@@ -251,6 +321,17 @@ class GSLDAPath(_PathAccess):
     source : ndarray of str, shape (n,)
         ``"forward"`` or ``"backward"``: the pass that won at each k (forward on ties).
     epsilon : float
+    method : str
+        ``"gslda"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> path = sl.gslda(A, np.eye(4))
+    >>> path.values.round(9).tolist(), str(path.source[1])
+    ([2.0, 3.0, 3.0, 3.0], 'forward')
     """
 
     values: np.ndarray

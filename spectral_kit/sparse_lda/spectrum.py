@@ -67,6 +67,19 @@ def rayleigh_quotient(x: Any, A: Any, B: Any, *, regularization: Any = None) -> 
         Between- and within-class matrices (B positive definite, or regularized).
     regularization : None, float or "auto"
         See :func:`spectral_kit.sparse_lda.regularize`.
+
+    Returns
+    -------
+    float
+        xᵀAx / xᵀBx.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> round(sl.rayleigh_quotient(np.array([1.0, 1.0, 0.0, 0.0]), A, np.eye(4)), 9)
+    3.0
     """
     pair = check_pair(A, B, regularization)
     x = check_array(x, "x", ndim=1, rows_label="entries")
@@ -84,12 +97,56 @@ def _spectrum(pair: MatrixPair) -> np.ndarray:
 
 
 def generalized_spectrum(A: Any, B: Any, *, regularization: Any = None) -> np.ndarray:
-    """λ_1(A, B) ≤ … ≤ λ_n(A, B), the roots of det(A − λB) = 0, ascending."""
+    """λ_1(A, B) ≤ … ≤ λ_n(A, B), the roots of det(A − λB) = 0, ascending.
+
+    Parameters
+    ----------
+    A, B : array-like of shape (n, n)
+        Symmetric, B positive definite (or regularized).
+    regularization : None, float or "auto"
+        See :func:`spectral_kit.sparse_lda.regularize`.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The generalized eigenvalues, ascending.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> sl.generalized_spectrum(A, np.eye(4)).round(9).tolist()
+    [0.5, 1.0, 1.0, 3.0]
+    """
     return _spectrum(check_pair(A, B, regularization))
 
 
 def subproblem_value(A: Any, B: Any, support: Any, *, regularization: Any = None) -> float:
-    """λ_max(A_S, B_S): the best generalized Rayleigh quotient on the support S (Prop. 1)."""
+    """λ_max(A_S, B_S): the best generalized Rayleigh quotient on the support S (Prop. 1).
+
+    Parameters
+    ----------
+    A, B : array-like of shape (n, n)
+        Symmetric, B positive definite (or regularized).
+    support : array-like of int or bool mask
+        The indices S.
+    regularization : None, float or "auto"
+        See :func:`spectral_kit.sparse_lda.regularize`.
+
+    Returns
+    -------
+    float
+        λ_max(A_S, B_S).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> round(sl.subproblem_value(A, np.eye(4), [0, 1]), 9)
+    3.0
+    """
     pair = check_pair(A, B, regularization)
     idx = check_support(support, pair.n)
     return subset_vector(pair, idx)[0]
@@ -104,11 +161,22 @@ def inclusion_bounds(A: Any, B: Any, k: int, *, regularization: Any = None) -> I
         Symmetric, B positive definite (or regularized).
     k : int
         Cardinality, 1 ≤ k ≤ n.
+    regularization : None, float or "auto"
+        See :func:`spectral_kit.sparse_lda.regularize`.
 
     Returns
     -------
     InclusionBounds
         ``(lower, upper)``; unpacks as a tuple.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> lower, upper = sl.inclusion_bounds(A, np.eye(4), 2)
+    >>> round(lower, 9), round(upper, 9)
+    (1.0, 3.0)
     """
     pair = check_pair(A, B, regularization)
     k = check_k(k, pair.n)
@@ -120,6 +188,27 @@ def interlacing_bounds(spectrum: np.ndarray, k: int) -> tuple[np.ndarray, np.nda
     """Brackets of Thm. 1 from an ascending spectrum.
 
     ``lower[i] = λ_i`` and ``upper[i] = λ_{i+n−k}`` (1-based in the paper, 0-based here).
+
+    Parameters
+    ----------
+    spectrum : array-like of shape (n,)
+        λ_1 ≤ … ≤ λ_n (:func:`generalized_spectrum`).
+    k : int
+        Size of the principal subproblem, 1 ≤ k ≤ n.
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (k,)
+        ``lower[i] ≤ μ_i ≤ upper[i]`` for the ascending eigenvalues μ of any k × k principal
+        pair.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> lower, upper = sl.interlacing_bounds(np.array([0.5, 1.0, 2.0, 3.0]), 2)
+    >>> lower.tolist(), upper.tolist()
+    ([0.5, 1.0], [2.0, 3.0])
     """
     spectrum = check_array(spectrum, "spectrum", ndim=1)
     n = spectrum.size
@@ -133,13 +222,25 @@ def interlacing(A: Any, B: Any, support: Any, *, regularization: Any = None) -> 
     Parameters
     ----------
     A, B : array-like of shape (n, n)
+        Symmetric, B positive definite (or regularized).
     support : array-like of int or bool mask
         The k indices S of the principal submatrices.
+    regularization : None, float or "auto"
+        See :func:`spectral_kit.sparse_lda.regularize`.
 
     Returns
     -------
     Interlacing
         The full spectrum, the k sub-eigenvalues and their lower/upper brackets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> il = sl.interlacing(A, np.eye(4), [0, 2])
+    >>> il.sub.tolist(), il.lower.tolist(), il.upper.tolist()
+    ([1.0, 2.0], [0.5, 1.0], [1.0, 3.0])
     """
     pair = check_pair(A, B, regularization)
     idx = check_support(support, pair.n)
@@ -168,6 +269,15 @@ def renormalize(A: Any, B: Any, support: Any, *, regularization: Any = None) -> 
     -------
     SparseDiscriminant
         ``value = λ_max(A_S, B_S)`` and the factor x with xᵀBx = 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> res = sl.renormalize(A, np.eye(4), [0, 1])
+    >>> round(res.value, 9), res.x.round(6).tolist()
+    (3.0, [0.707107, 0.707107, 0.0, 0.0])
     """
     pair = check_pair(A, B, regularization)
     idx = check_support(support, pair.n)

@@ -49,6 +49,15 @@ class Ranking:
     scores : ndarray of shape (n,)
         The score of every feature, in the original feature order.
     method : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> sl.pearson_ranking(X, y).order.tolist()
+    [0, 1]
     """
 
     order: np.ndarray
@@ -61,7 +70,29 @@ def _rank(scores: np.ndarray) -> np.ndarray:
 
 
 def threshold_loadings(pair: MatrixPair, loadings: str = "whitened") -> np.ndarray:
-    """The dense factor whose largest |entries| ST keeps (validated pair)."""
+    """The dense factor whose largest |entries| ST keeps (validated pair).
+
+    Parameters
+    ----------
+    pair : MatrixPair
+        A validated pair (:func:`check_pair`).
+    loadings : {"whitened", "discriminant"}
+        Which dense factor, as in :func:`simple_threshold`.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The loadings whose largest absolute entries ST keeps.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> w = sl.threshold_loadings(sl.check_pair(A, np.eye(4)))
+    >>> int(np.argmax(np.abs(w)))
+    0
+    """
     if not isinstance(pair, MatrixPair):
         raise TypeError(f"pair must be a MatrixPair (from check_pair(A, B)); got "
                         f"{type(pair).__name__}.")
@@ -95,6 +126,14 @@ def simple_threshold_path(
     -------
     NestedPath
         ``order`` = features by decreasing |loading|; renormalized values for every k.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> sl.simple_threshold_path(A, np.eye(4)).order.tolist()[:2]
+    [0, 1]
     """
     loadings = check_choice(loadings, "loadings", LOADINGS)
     pair = check_pair(A, B, regularization)
@@ -117,6 +156,14 @@ def simple_threshold(
     Returns
     -------
     SparseDiscriminant
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
+    >>> sl.simple_threshold(A, np.eye(4), 2).support.tolist()
+    [0, 1]
     """
     loadings = check_choice(loadings, "loadings", LOADINGS)
     pair = check_pair(A, B, regularization)
@@ -142,6 +189,16 @@ def pearson_ranking(X: Any, y: Any) -> Ranking:
     -------
     Ranking
         ``scores`` = |r_i|; a constant feature scores 0 (it carries no class information).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> r = sl.pearson_ranking(X, y)
+    >>> r.order.tolist(), bool(r.scores[0] > r.scores[1])
+    ([0, 1], True)
     """
     X = check_array(X, "X", min_rows=2, rows_label="samples", cols_label="features")
     labels = check_labels(y, X.shape[0], "y")

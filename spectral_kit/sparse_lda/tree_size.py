@@ -126,6 +126,16 @@ def estimate_tree_size(
     The estimate is unbiased for the tree of a fixed threshold; its distribution is
     skewed (most probes see small subtrees, a few a large one), so the standard error of
     a few hundred probes can understate the error of a very large tree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> p = sl.random_pair(12, random_state=0)
+    >>> res = sl.eslda(p.d, p.B, 6)
+    >>> est = sl.estimate_tree_size(p.d, p.B, 6, res.support, probes=50, random_state=0)
+    >>> est.nodes >= 1
+    True
     """
     pair = check_pair(A, B, regularization)
     k = check_k(k, pair.n)
