@@ -41,7 +41,7 @@ def _stored_outputs(notebook: str) -> dict[str, list[dict]]:
     """Code-cell source → stored outputs, from the kit's copy of ``notebook``."""
     import json
 
-    from .cli import notebooks_dir
+    from .notebook_files import notebooks_dir
 
     try:
         path = notebooks_dir() / notebook

@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "topography": 1, "baselines": 1, "datasets": 1,
     "plots": 2, "tables": 2,
     "widgets": 3, "exercises": 3, "estimators": 3, "jupyter_config": 3, "notebook_files": 3,
+    "extras": 3,
     "reproduce": 4, "bench": 4,
     "cli": 5,
     "__init__": 6,  # the façade: its names are imported lazily from every layer
