@@ -9,6 +9,9 @@ own configuration, which still wins.
   abandoned tab -- a Voilà dashboard visit, a notebook closed without shutting its kernel --
   then frees its kernel's memory, which a Binder session (1–2 GB) needs. A kernel with an
   open tab is never culled, however long the student reads.
+* both also let a browser message reach 256 MiB (tornado's default is 10 MiB): a file upload
+  travels in one message, and a file larger than the page accepts must reach the kernel to be
+  refused with a message -- over the transport limit the connection would drop instead.
 * ``labconfig/default_setting_overrides.json``: JupyterLab saves the widgets' state in the
   notebook, so an explorer saved with its notebook shows its last picture when the notebook
   is reopened without a kernel (instead of "Error displaying widget: model not found").
