@@ -270,3 +270,14 @@ def test_wide_data_is_screened_and_too_big_refused():
         exp.close()
     with pytest.raises(ValueError, match=r"needs .* GB"):
         DataExplorer(X, memory_limit=1000)
+
+
+def test_code_button_shows_the_script(labelled):
+    exp, _, _ = labelled
+    box = exp.widget
+    button = next(w for w in box.children[1].children if getattr(w, "description", "") == "Code")
+    shown = box.children[2]
+    assert shown.value == ""
+    button.click()
+    assert "gslda(A, B, regularization=0.1)" in shown.value
+    assert "stability_report(dist, 0.9)" in shown.value

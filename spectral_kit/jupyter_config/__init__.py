@@ -13,6 +13,9 @@ own configuration, which still wins.
   shows at once and each output as it comes.
 * ``voila.py``: sets the ``_xsrf`` cookie on Voilà's page, so that closing the tab shuts
   its kernel down at once (:mod:`.voila_hooks`).
+* both also let a browser message reach 256 MiB (tornado's default is 10 MiB): a file upload
+  travels in one message, and a file larger than the page accepts must reach the kernel to be
+  refused with a message -- over the transport limit the connection would drop instead.
 * ``labconfig/default_setting_overrides.json``: JupyterLab saves the widgets' state in the
   notebook, so an explorer saved with its notebook shows its last picture when the notebook
   is reopened without a kernel (instead of "Error displaying widget: model not found").

@@ -65,8 +65,9 @@ __all__ = ["DataExplorer", "explore"]
 N_BARS = 12
 
 
-def _as_data(X: Any, feature_names: Sequence[str] | None) -> tuple[Any, list[str]]:
-    """X as a float64 ndarray or CSR matrix (samples × features) and its feature names."""
+def _as_data(X: Any, feature_names: Sequence[str] | None) -> tuple[Any, list[str] | None]:
+    """X as a float64 ndarray or CSR matrix (samples × features) and its feature names
+    (None: the default names ``x0, x1, …``)."""
     names: list[str] | None = None
     if hasattr(X, "columns") and hasattr(X, "dtypes"):  # a pandas DataFrame
         bad = [str(c) for c, t in zip(X.columns, X.dtypes)
@@ -113,7 +114,8 @@ def _as_data(X: Any, feature_names: Sequence[str] | None) -> tuple[Any, list[str
             raise ValueError(f"feature_names has {len(names)} names but X has {p} columns; "
                              "give one name per column.")
     if names is None:
-        names = [f"x{j}" for j in range(p)]
+        # Made for the working columns only: a million names cost most of a second.
+        return X, None
     if len(set(names)) != len(names):
         raise ValueError("feature_names must be unique; rename the repeated columns.")
     return X, names
@@ -222,8 +224,8 @@ class DataExplorer(Explorer):
         self.sparse_input = sp.issparse(X)
         #: Column indices (into X) of the working features, and their names.
         self.columns = usable
-        self.feature_names = [names[j] for j in usable]
-        self.all_feature_names = names
+        self.feature_names = ([f"x{j}" for j in usable] if names is None
+                              else [names[j] for j in usable])
         self.X = _dense_columns(X, usable) if self.sparse_input else X[:, usable].copy()
         self.shape = (n, p)
         self.n_candidates = check_int(n_candidates, "n_candidates", low=4, high=40)

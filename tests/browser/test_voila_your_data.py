@@ -88,5 +88,21 @@ def test_upload_a_csv_then_a_bad_file(browser, voila_server, tmp_path):
         # the explorer of the good file is still there
         assert page.locator(".spectral-kit-explorer").count() == 1
         page.screenshot(path=str(shots / "voila-your-data-bad-file.png"), full_page=True)
+
+        # 30 MB: over the page's limit and over tornado's default message size (10 MiB),
+        # which the kit's Voilà configuration raises so that the kernel can refuse the file.
+        # (200 MB is refused headless, tests/test_data_page.py: Playwright's driver runs out
+        # of memory handing a file that large to the browser.)
+        huge = tmp_path / "huge.csv"
+        with huge.open("wb") as out:
+            out.write(b"a,b,class\n")
+            block = b"1.5,2.5,x\n" * 100_000
+            while out.tell() < 30 * 1024**2:
+                out.write(block)
+        _upload(page, huge)
+        said = _wait_text(message, "huge.csv", 240)
+        assert "up to 20 MB" in said and "MB" in said, said
+        assert page.locator(".spectral-kit-explorer").count() == 1
+        page.screenshot(path=str(shots / "voila-your-data-too-big.png"), full_page=True)
     print(findings.summary())
     assert_clean(findings)
