@@ -99,8 +99,9 @@ def needs(extra: str, notebook: str | None = None) -> None:
         return
     _REPLAY.clear()
     _REPLAY.update(_stored_outputs(notebook))
-    if _replaying not in shell.input_transformers_post:
-        shell.input_transformers_post.append(_replaying)
+    # first of the clean-up transformers: it sees the cell as stored (magics included)
+    if _replaying not in shell.input_transformers_cleanup:
+        shell.input_transformers_cleanup.insert(0, _replaying)
 
 
 def _shell() -> Any:

@@ -136,3 +136,17 @@ def test_the_blocker_blocks(tmp_path):
     done = subprocess.run([sys.executable, "-c", "import numpy, json; print(json.dumps(1))"],
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and json.loads(done.stdout) == 1
+
+
+def test_the_students_file_browser_holds_only_what_they_open():
+    """Notebooks, and the one module the appendices import; test configuration lives in
+    tests/ (nbval's sanitizer was in notebooks/, in every student's file browser)."""
+    import subprocess
+
+    tracked = subprocess.run(["git", "ls-files", "notebooks"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=60)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout")
+    others = [p for p in tracked.stdout.split() if not p.endswith(".ipynb")]
+    assert others == ["notebooks/appendix/_appendix.py"], others
+    assert (ROOT / "tests" / "nbval_sanitize.cfg").is_file()

@@ -18,7 +18,13 @@ own configuration, which still wins.
   refused with a message -- over the transport limit the connection would drop instead.
 * ``labconfig/default_setting_overrides.json``: JupyterLab saves the widgets' state in the
   notebook, so an explorer saved with its notebook shows its last picture when the notebook
-  is reopened without a kernel (instead of "Error displaying widget: model not found").
+  is reopened without a kernel (instead of "Error displaying widget: model not found"); and
+  it never asks about "Jupyter news" (a pop-up that covers the explorers' legends).
+* ``jupyter_server_config.json`` also runs :func:`spectral_kit.widgets.saved_pictures.
+  pre_save_hook` before every save, so the next save of a reopened notebook (autosave,
+  Ctrl-S), which writes an empty widget state, keeps the explorers' models or their PNGs; it
+  and ``jupyter_nbconvert_config.json`` export each explorer to HTML as its PNG, which shows
+  offline.
 """
 
 from __future__ import annotations
