@@ -183,3 +183,46 @@ def test_constant_row_is_reported_with_its_global_index(M):
     bad[77] = 3.0
     with pytest.raises(ValueError, match=r"constant feature row\(s\) \(row index 77\)"):
         q_alpha(chunked(bad), 3)
+
+
+@pytest.mark.parametrize("call", [
+    lambda A: q_alpha(A, 2), lambda A: parameter_free_weights(A), lambda A: pca_weights(A, 2),
+    lambda A: bootstrap_intervals(A.T.rechunk({0: 10, 1: -1}), n_resamples=10),
+    lambda A: weighted_gram(A, da.ones(A.shape[0], chunks=(A.chunks[0],))),
+])
+def test_complex_and_unknown_chunks_get_numpys_errors(call):
+    rng = np.random.default_rng(0)
+    Mc = rng.standard_normal((30, 12)) + 1j * rng.standard_normal((30, 12))
+    with pytest.raises(TypeError, match=r"(M|X) is complex; the kit works with real data"):
+        call(da.from_array(Mc, chunks=(10, 12)))
+    with pytest.raises(TypeError, match=r"(M|X) is complex"):
+        q_alpha(Mc, 2)  # the NumPy path: the same words
+
+
+def test_unknown_chunk_sizes_are_named():
+    M = np.random.default_rng(0).standard_normal((30, 12))
+    filtered = da.from_array(M, chunks=(10, 12))
+    filtered = filtered[filtered[:, 0] > -10]  # boolean indexing: chunk sizes unknown
+    for call in (q_alpha, pca_weights):
+        with pytest.raises(ValueError, match=r"unknown chunk sizes.*compute_chunk_sizes\(\)"):
+            call(filtered, 2)
+    with pytest.raises(ValueError, match=r"unknown chunk sizes.*compute_chunk_sizes\(\)"):
+        parameter_free_weights(filtered)
+    X = da.from_array(M.T, chunks=(4, 30))
+    with pytest.raises(ValueError, match=r"X is a Dask array with unknown chunk sizes"):
+        bootstrap_intervals(X[X[:, 0] > -10], n_resamples=10)
+
+
+def test_an_object_dask_array_is_read_as_numpy_reads_it():
+    rng = np.random.default_rng(1)
+    M = rng.standard_normal((30, 12))
+    expected = q_alpha(M, 2, random_state=0).alpha
+    as_objects = da.from_array(M.astype(object), chunks=(10, 12))
+    np.testing.assert_allclose(q_alpha(as_objects, 2, random_state=0).alpha.compute(),
+                               expected, atol=1e-12)
+    words = M.astype(object)
+    words[4, 5] = "ten"
+    with pytest.raises(TypeError, match=r"M must be a numeric array"):
+        q_alpha(da.from_array(words, chunks=(10, 12)), 2)
+    with pytest.raises(TypeError, match=r"M must be a numeric array"):
+        q_alpha(words, 2)
