@@ -35,7 +35,7 @@ def _python() -> Path:
 #: What each command installs beyond the kit: the classroom (lab) never gets the optional
 #: "scale" extra (Dask, Zarr, the array API); the tests run its paths, PyTorch's on the CPU.
 LAB_EXTRAS, LAB_PACKAGES = ("test",), ()
-TEST_EXTRAS, TEST_PACKAGES = ("test", "scale", "docs"), ("torch",)
+TEST_EXTRAS, TEST_PACKAGES = ("test", "scale", "docs", "data"), ("torch",)
 DOCS_EXTRAS = ("docs",)
 
 
