@@ -185,12 +185,29 @@ def reject_missing(value: Any, name: str) -> None:
     or a conversion error that names neither the argument nor the cause. None of the kit's
     methods defines what a missing entry means, so they are refused, with the ways out.
 
+    Parameters
+    ----------
+    value : object
+        What the caller passed (an array, a masked array, a pandas object, ...).
+    name : str
+        The argument's name, used in the message (``"X"``, ``"M"``, ``"y"``).
+
     Raises
     ------
     ValueError
         If ``value`` is a ``numpy.ma.MaskedArray`` with masked entries, a pandas object with
         missing values (``NA`` or NaN), or an object array holding ``pandas.NA`` or
         ``numpy.ma.masked``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.validation import reject_missing
+    >>> reject_missing(np.ones((2, 2)), "X")  # nothing missing: nothing happens
+    >>> reject_missing(np.ma.masked_array(np.ones((2, 2)), mask=[[1, 0], [0, 0]]), "X")
+    Traceback (most recent call last):
+    ...
+    ValueError: X is a masked array with 1 masked entry; ...
     """
     if isinstance(value, np.ma.MaskedArray):
         n_masked = int(np.ma.count_masked(value))

@@ -68,6 +68,15 @@ class Exercise:
         Markdown: the code or the reasoning that gives the answer.
     rtol, atol : float
         Tolerance of a correct answer.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import REGISTRY
+    >>> ex = REGISTRY["01.1"]
+    >>> ex.title, ex.kind, ex.params
+    ('the mean triple product (Prop. 9)', 'number', {'q': 20, 'inner_ab': 0.6, 'k': 4})
+    >>> round(ex.expected(), 6)  # k/q · ⟨a, b⟩², Wolf & Shashua 2005, Prop. 9
+    0.072
     """
 
     id: str
@@ -114,7 +123,51 @@ REGISTRY: dict[str, Exercise] = {}
 def exercise(id: str, title: str, params: Mapping[str, Any], *, kind: str = "number",
              hints: tuple[str, ...] | list[str] = (), solution: str = "", rtol: float = 1e-6,
              atol: float = 0.0) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated function as the expected-value computation of exercise ``id``."""
+    """Register the decorated function as the expected-value computation of exercise ``id``.
+
+    The notebook then holds only the question and ``check(id, answer)``; the expected value is
+    computed from ``params`` by the decorated function (with the kit's own functions or a
+    closed form from the paper), so it cannot drift from the library.
+
+    Parameters
+    ----------
+    id : str
+        ``"NN.i"``: notebook NN, exercise i. Unique.
+    title : str
+        What it asks, in a few words.
+    params : mapping
+        The numbers the exercise's text quotes; passed to the function as keyword arguments.
+    kind : str, default "number"
+        One of :data:`KINDS`: how an answer is compared.
+    hints : sequence of str
+        Revealed one at a time by :func:`hint`.
+    solution : str
+        Markdown: the code or reasoning that gives the answer (shown by :func:`solutions`).
+    rtol, atol : float
+        Tolerance of a correct answer.
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the function unchanged.
+
+    Raises
+    ------
+    ValueError
+        When the function is decorated, if ``id`` is registered already.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import REGISTRY, exercise, verdict
+    >>> @exercise("00.9", "the area of a unit disc", {"r": 1.0},
+    ...           hints=["A = π r²."], solution="`math.pi * r**2`")
+    ... def _area(r):
+    ...     import math
+    ...     return math.pi * r**2
+    >>> verdict("00.9", 3.14159265).status
+    'correct'
+    >>> del REGISTRY["00.9"]  # keep the example out of the kit's exercises
+    """
     def decorate(compute: Callable[..., Any]) -> Callable[..., Any]:
         if id in REGISTRY:
             raise ValueError(f"exercise {id!r} is registered twice.")
@@ -128,8 +181,22 @@ def exercise(id: str, title: str, params: Mapping[str, Any], *, kind: str = "num
 class Verdict:
     """What :func:`check` says about an answer.
 
-    ``status`` is "unanswered", "correct", "close", "wrong" or "invalid" (not a value of the
-    expected kind); ``message`` is the sentence shown to the student.
+    Attributes
+    ----------
+    status : str
+        "unanswered", "correct", "close", "wrong" or "invalid" (not a value of the expected
+        kind).
+    message : str
+        The sentence shown to the student.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import verdict
+    >>> v = verdict("01.1", 0.5)
+    >>> v.status, v.correct
+    ('wrong', False)
+    >>> print(verdict("01.1", ...))
+    Not answered yet: replace ... with your answer and run the cell again.
     """
 
     status: str
@@ -215,6 +282,22 @@ def exercise_key(exercise_id: Any) -> str | None:
 
     A student types ``1.1`` (a float) or ``"1.1"`` as often as ``"01.1"``: a notebook number
     of one digit is padded, and a float is read as the id it prints as.
+
+    Parameters
+    ----------
+    exercise_id : object
+        What the student typed: ``"01.1"``, ``"1.1"``, ``1.1``, or a notebook (``1``, ``"01"``).
+
+    Returns
+    -------
+    str or None
+        ``"NN.i"`` or ``"NN"``; None for anything that cannot name an exercise.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import exercise_key
+    >>> exercise_key(1.1), exercise_key("1.1"), exercise_key(5), exercise_key("x")
+    ('01.1', '01.1', '05', None)
     """
     try:
         if isinstance(exercise_id, bool) or exercise_id is None:
@@ -251,8 +334,27 @@ def _known() -> str:
 def verdict(exercise_id: Any, answer: Any) -> Verdict:
     """The verdict on ``answer`` to exercise ``exercise_id``; never raises.
 
-    ``exercise_id`` is read by :func:`exercise_key` (``1.1``, ``"1.1"`` and ``"01.1"`` name
-    the same exercise).
+    Parameters
+    ----------
+    exercise_id : str or float
+        A registered exercise, read by :func:`exercise_key` (``1.1``, ``"1.1"`` and ``"01.1"``
+        name the same exercise).
+    answer : object
+        The student's answer; ``...`` (Ellipsis) means "not answered yet".
+
+    Returns
+    -------
+    Verdict
+        ``status`` and the message for the student; an unknown exercise or an answer of the
+        wrong kind is a verdict too, never an exception.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import REGISTRY, verdict
+    >>> verdict("01.1", REGISTRY["01.1"].expected()).status
+    'correct'
+    >>> verdict(1.1, 0.072).status
+    'correct'
     """
     try:
         ex = _registered(exercise_id)
@@ -325,6 +427,27 @@ def check(exercise_id: Any = _MISSING, answer: Any = _MISSING, expected: Any = _
 
     ``check(answer, expected)`` compares with an explicit expected value (tolerances
     ``rtol``/``atol``, optional ``hint``).
+
+    Parameters
+    ----------
+    exercise_id : str, float or object
+        A registered exercise id, or (second form) the answer itself.
+    answer : object, optional
+        The student's answer (first form), or the expected value (second form).
+    expected : object, optional
+        Not used in the first form.
+    rtol, atol : float
+        Tolerances of the second form.
+    hint : str, optional
+        Printed with a wrong answer in the second form.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import check
+    >>> check("01.1", 0.072)
+    Correct.
+    >>> check(1.1, ...)
+    Not answered yet: replace ... with your answer and run the cell again.
     """
     try:
         _check(exercise_id, answer, expected, rtol, atol, hint)
@@ -363,6 +486,19 @@ def hint(exercise_id: Any = _MISSING, step: Any = None) -> None:
 
     Each call reveals one more hint, from a nudge to nearly the solution; the earlier ones are
     repeated so that the cell's output reads on its own.
+
+    Parameters
+    ----------
+    exercise_id : str or float
+        A registered exercise; an unknown one prints the list of exercises.
+    step : int, optional
+        Show the hints up to this one (1-based) instead of one more than last time.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import hint
+    >>> hint("01.1", step=1)  # doctest: +ELLIPSIS
+    Hint 1 of ...
     """
     if exercise_id is _MISSING:
         print("hint needs the exercise: hint('01.1').")
@@ -388,7 +524,20 @@ def hint(exercise_id: Any = _MISSING, step: Any = None) -> None:
 
 
 class Solutions:
-    """Solutions of some exercises, rendered as Markdown in a notebook and as text elsewhere."""
+    """Solutions of some exercises, rendered as Markdown in a notebook and as text elsewhere.
+
+    Parameters
+    ----------
+    exercises : list of Exercise
+        The exercises to show, in order.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import REGISTRY, Solutions
+    >>> print(Solutions([REGISTRY["01.1"]]))  # doctest: +ELLIPSIS
+    Exercise 01.1: the mean triple product (Prop. 9). Answer: 0.072
+    ...
+    """
 
     def __init__(self, exercises: list[Exercise]):
         self.exercises = list(exercises)
@@ -426,6 +575,25 @@ def solutions(notebook: Any = _MISSING) -> Solutions | None:
     For a teacher: call it on purpose, e.g. in a cell added at the end of the notebook. A
     number (``1``, ``1.3``) is read as the notebook or exercise it names. What names no
     exercise prints what does and returns None.
+
+    Parameters
+    ----------
+    notebook : str or number
+        A notebook (``"01"``, ``1``) or an exercise (``"01.3"``, ``1.3``).
+
+    Returns
+    -------
+    Solutions or None
+        Shown as Markdown with typeset maths in a notebook, as text elsewhere; None (after
+        printing what is allowed) when ``notebook`` names no exercise.
+
+    Examples
+    --------
+    >>> from spectral_kit.exercises import solutions
+    >>> [ex.id for ex in solutions("01").exercises][:3]
+    ['01.1', '01.2', '01.3']
+    >>> solutions("99")  # doctest: +ELLIPSIS
+    solutions needs a notebook (...
     """
     notebooks = sorted({ex.notebook for ex in REGISTRY.values()})
     key = None if notebook is _MISSING else exercise_key(notebook)

@@ -22,12 +22,14 @@ __all__ = [
     "SliderSpec",
     "SparsityGapExplorer",
     "StabilityExplorer",
+    "explore",
     "make_slider",
 ]
 
 _LAZY = {
     "Dashboard": ".dashboard",
     "DataExplorer": ".data_explorer",
+    "explore": ".data_explorer",
     "DetectabilityExplorer": ".detectability",
     "PositivityExplorer": ".positivity",
     "SideInformationExplorer": ".sparsity_gap",

@@ -163,6 +163,9 @@ class DataExplorer(Explorer):
         Search time at one k after which the exact search stops with its certified bound.
     random_state : int
         Seed of Q-α's start, the bootstrap, k-means and SbS.
+    **values
+        Starting values of the sliders by name (``n_clusters``, ``k``, ``lam``,
+        ``confidence``).
     """
 
     figsize = (12.0, 6.4)
