@@ -87,6 +87,10 @@ def _explorer_for(card: Card) -> Explorer:
 #: notebooks/dashboard.ipynb``), a server that has no other page for them.
 NOTEBOOKS_ONLINE = "https://github.com/spectral-kit/spectral_kit/blob/HEAD/notebooks/"
 
+#: Seconds a shown dashboard waits for its page to report a view before it builds its
+#: explorers anyway.
+VIEW_WAIT = 15.0
+
 #: The notebook that runs the kit on a student's own data, linked below the cards.
 YOUR_DATA = "your_data.ipynb"
 
@@ -239,6 +243,7 @@ class Dashboard:
         titles = list(self.explorers) if explorers is not None else [c.title for c in CARDS]
         self._pending = [cards_by_title[t] for t in titles if t not in self.explorers]
         self._slots: dict[str, widgets.Box] = {}
+        self._started = False
         cards = []
         for title in titles:
             parts: list[widgets.Widget] = [
@@ -272,6 +277,11 @@ class Dashboard:
             # The front end reports its views of a widget whose count is not None.
             self.widget._view_count = 0
             self.widget.observe(self._on_view, names="_view_count")
+            loop = _kernel_loop()
+            if loop is not None:
+                # A page that never reports its view (a front end without view counts)
+                # still gets its explorers, once the page has long had the cell's widgets.
+                loop.call_later(VIEW_WAIT, self._start_building)
         else:
             self.build()
 
@@ -288,8 +298,13 @@ class Dashboard:
         return self
 
     def _on_view(self, change: dict) -> None:
-        if not change["new"]:
+        if change["new"]:
+            self._start_building()
+
+    def _start_building(self) -> None:
+        if self._started:
             return
+        self._started = True
         self.widget.unobserve(self._on_view, names="_view_count")
         self._build_next()
 

@@ -69,10 +69,10 @@ def test_every_visit_under_load_shows_the_dashboard(browser, voila_server):
 
 #: What the culling does to a kernel: the server shuts it down (here through Voilà's own
 #: shutdown request, which takes the page's _xsrf cookie).
-_SHUT_DOWN = """async () => {
+_SHUT_DOWN = r"""async () => {
     const config = JSON.parse(document.getElementById('jupyter-config-data').textContent);
     const form = new FormData();
-    const xsrf = document.cookie.match('\\b_xsrf=([^;]*)\\b');
+    const xsrf = document.cookie.match(/\b_xsrf=([^;]*)\b/);
     form.append('_xsrf', xsrf ? xsrf[1] : '');
     const reply = await fetch(`${config.baseUrl}voila/api/shutdown/${config.kernelId}`,
                               {method: 'POST', body: form, credentials: 'same-origin'});

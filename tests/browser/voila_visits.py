@@ -77,11 +77,12 @@ class Visit:
                 f"[{moves}] s | kernel RSS [{rss}] MB")
 
 
-def kernel_rss_mb(server: Server) -> list[float]:
+def kernel_rss_mb(server: Server, exclude: set[int] = frozenset()) -> list[float]:
+    """Resident memory of the server's kernels (``ps``'s RSS), less those in ``exclude``."""
     import psutil
 
     sizes = []
-    for pid in kernel_processes(server):
+    for pid in set(kernel_processes(server)) - set(exclude):
         with contextlib.suppress(psutil.Error):
             sizes.append(psutil.Process(pid).memory_info().rss / 2**20)
     return sizes
@@ -94,6 +95,8 @@ def visit(browser, server: Server, *, moves: bool = True, scale: float = 1,
     recorded in ``visit.problems``, never retried."""
     result = Visit()
     context, page = _new_page(browser, height=1000, scale=scale)
+    # the kernels of earlier visits, which the culling may not have shut down yet
+    earlier = set(kernel_processes(server))
     start = time.monotonic()
     page.goto(server.url + "/", timeout=timeout * 1000, wait_until="load")
     result.load = time.monotonic() - start
@@ -125,7 +128,7 @@ def visit(browser, server: Server, *, moves: bool = True, scale: float = 1,
     if result.problems:
         page.screenshot(path=str(screenshot_dir() / "voila-visit-problem.png"), full_page=True)
         return result, context, page
-    result.rss_mb = kernel_rss_mb(server)
+    result.rss_mb = kernel_rss_mb(server, exclude=earlier)
     if moves:
         explorers = page.locator(".spectral-kit-explorer")
         for i in range(explorers.count()):
