@@ -658,3 +658,16 @@ def test_exact_search_modules_stay_small_and_say_their_job():
         assert text.lstrip().startswith('"""'), path.name
         assert "_ReferenceSearch" not in text and "_eslda_reference" not in text.replace(
             "spectral_kit.bench._eslda_reference", ""), path.name
+
+
+def test_greedy_start_past_its_deadline_takes_the_largest_row_sums():
+    """With the deadline already passed the start still returns k distinct variables: the
+    first seed and the rest by the absolute row sums of A (÷ B_jj), nothing polished."""
+    from spectral_kit.sparse_lda.greedy import greedy_start
+
+    p = sl.random_pair(14, kind="general", random_state=5)
+    pair = sl.check_pair(p.A, p.B)
+    score = np.abs(pair.A).sum(axis=1) / np.diag(pair.B)
+    for k in (1, 4, 14):
+        expected = np.sort(np.argsort(-score, kind="stable")[:k])
+        np.testing.assert_array_equal(greedy_start(pair, k, deadline=0.0), expected)

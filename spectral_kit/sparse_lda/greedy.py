@@ -185,8 +185,8 @@ def greedy_start(pair: MatrixPair, k: int, *, starts: int = 4,
     starts : int
         Forward passes, from the variables with the largest absolute row sums of A.
     deadline : float, optional
-        ``time.perf_counter()`` value after which no further seed is tried and the local
-        search stops; the first seed's forward pass always completes.
+        ``time.perf_counter()`` value after which no further seed is tried, the local
+        search stops and a forward pass completes its support by the row sums.
 
     Returns
     -------
@@ -208,12 +208,12 @@ def greedy_start(pair: MatrixPair, k: int, *, starts: int = 4,
     # past SEEDS_MAX_N variables one forward pass and its local search already take seconds
     starts = starts if pair.n <= SEEDS_MAX_N else 1
     seeds = np.argsort(-score, kind="stable")[: max(1, min(starts, pair.n))]
-    firsts = [_forward_from(pair, int(seed), k) for seed in seeds[:1]]
+    firsts = [_forward_from(pair, int(seeds[0]), k, score, deadline)]
     if pair.rank_one:  # GSLDA's backward pass: one inverse and its down-dates, O(n³)
         firsts.append(np.sort(_backward_rank_one(pair)[:k]))
     elif pair.n <= GSLDA_START_MAX_N:  # the full path costs less than the search here
         firsts.append(gslda_pair(pair).support_at(k))
-    firsts += [_forward_from(pair, int(seed), k) for seed in seeds[1:]]
+    firsts += [_forward_from(pair, int(seed), k, score, deadline) for seed in seeds[1:]]
     best, best_value = None, -np.inf
     for first in firsts:
         if best is not None and deadline is not None and time.perf_counter() > deadline:
@@ -231,13 +231,19 @@ SEEDS_MAX_N = 300
 GSLDA_START_MAX_N = 64
 
 
-def _forward_from(pair: MatrixPair, seed: int, k: int) -> np.ndarray:
-    """Greedy forward selection of k variables, the first one ``seed`` (sorted support)."""
+def _forward_from(pair: MatrixPair, seed: int, k: int, score: np.ndarray,
+                  deadline: float | None = None) -> np.ndarray:
+    """Greedy forward selection of k variables, the first one ``seed`` (sorted support);
+    past ``deadline`` the support is completed by ``score`` (largest first) instead."""
     chosen = [seed]
     alive = np.ones(pair.n, dtype=bool)
     alive[seed] = False
     adder = rank_one_add_values if pair.rank_one else add_one_values
     while len(chosen) < k:
+        if deadline is not None and time.perf_counter() > deadline:
+            rest = np.flatnonzero(alive)
+            chosen.extend(rest[np.argsort(-score[rest], kind="stable")[: k - len(chosen)]])
+            break
         candidates = np.flatnonzero(alive)
         values = adder(pair, np.array(chosen, dtype=np.intp), candidates)
         j = int(candidates[int(np.argmax(values))])
