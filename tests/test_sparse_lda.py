@@ -599,3 +599,75 @@ def test_the_error_never_tells_a_user_of_auto_to_pass_auto():
     with pytest.raises(ValueError, match="ε=1e-30 is too small"):
         sl.check_pair(np.eye(3), B, 1e-30)
     sl.check_pair(np.eye(3), B, "auto")  # and "auto" itself succeeds
+
+
+# --------------------------------------------------------------------------- the start
+
+
+@pytest.mark.parametrize("kind", ["rank_one", "general"])
+@pytest.mark.parametrize("seed", range(3))
+def test_greedy_start_is_at_least_gslda_and_feasible(kind, seed):
+    """The default start polishes GSLDA's support among others (rank one: its backward
+    pass; general A below GSLDA_START_MAX_N), so it is never below GSLDA's value at k."""
+    from spectral_kit.sparse_lda.greedy import greedy_start
+
+    p = sl.random_pair(14, kind=kind, random_state=seed)
+    pair = sl.check_pair(p.d if kind == "rank_one" else p.A, p.B)
+    for k in (2, 5, 9):
+        support = greedy_start(pair, k)
+        assert support.size == k and np.unique(support).size == k
+        value = sl.subproblem_value(pair.A, pair.B, support)
+        assert value >= gslda_pair(pair).values[k - 1] * (1 - 1e-12)
+        assert value <= sl.exhaustive(pair.A, pair.B, k).value * (1 + 1e-12)
+
+
+def test_a_zero_budget_covers_the_start_and_still_bounds_the_optimum():
+    """max_seconds counts from before the start: with 0 s the start stops after its first
+    forward pass, no node is expanded, and the bound still brackets the optimum."""
+    p = sl.random_pair(14, kind="general", random_state=4)
+    res = sl.eslda(p.A, p.B, 5, max_seconds=0.0)
+    best = sl.exhaustive(p.A, p.B, 5).value
+    assert res.stopped_by == "max_seconds" and res.nodes_expanded == 0
+    assert res.value <= best * (1 + 1e-12) <= res.upper_bound * (1 + 1e-12)
+
+
+def test_local_swap_search_past_its_deadline_returns_its_start():
+    from spectral_kit.sparse_lda.greedy import local_swap_search
+
+    p = sl.random_pair(14, kind="general", random_state=2)
+    pair = sl.check_pair(p.A, p.B)
+    start = np.array([0, 1, 2])
+    support, value = local_swap_search(pair, start, deadline=0.0)
+    assert support.tolist() == [0, 1, 2]
+    assert value == sl.subproblem_value(p.A, p.B, start)
+    _, better = local_swap_search(pair, start)
+    assert better >= value
+
+
+def test_exact_search_modules_stay_small_and_say_their_job():
+    """Each module of the exact search has a docstring and at most ~500 lines; the reference
+    search lives with the benchmark, not in the library."""
+    import pathlib
+
+    import spectral_kit.sparse_lda as package
+
+    root = pathlib.Path(package.__file__).parent
+    for path in root.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert text.count("\n") <= 550, path.name
+        assert text.lstrip().startswith('"""'), path.name
+        assert "_ReferenceSearch" not in text and "_eslda_reference" not in text.replace(
+            "spectral_kit.bench._eslda_reference", ""), path.name
+
+
+def test_greedy_start_past_its_deadline_takes_the_largest_row_sums():
+    """With the deadline already passed the start still returns k distinct variables: the
+    first seed and the rest by the absolute row sums of A (÷ B_jj), nothing polished."""
+    from spectral_kit.sparse_lda.greedy import greedy_start
+
+    p = sl.random_pair(14, kind="general", random_state=5)
+    pair = sl.check_pair(p.A, p.B)
+    score = np.abs(pair.A).sum(axis=1) / np.diag(pair.B)
+    for k in (1, 4, 14):
+        expected = np.sort(np.argsort(-score, kind="stable")[:k])
+        np.testing.assert_array_equal(greedy_start(pair, k, deadline=0.0), expected)

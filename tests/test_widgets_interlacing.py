@@ -190,7 +190,7 @@ def test_exact_search_in_slices_equals_eslda():
             slices += 1
             assert run.value <= run.upper_bound * (1 + 1e-12)
             assert run.value >= path.values[k - 1] * (1 - 1e-12)
-        ref = sl.eslda(rp.A, rp.B, k, regularization=0.01)
+        ref = sl.eslda(rp.A, rp.B, k, init=path, regularization=0.01)
         np.testing.assert_array_equal(run.support, ref.support)
         assert run.value == pytest.approx(ref.value, rel=1e-12)
         assert run.nodes == ref.nodes_expanded and slices >= ref.nodes_expanded - 1
