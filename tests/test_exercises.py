@@ -203,7 +203,9 @@ ODD_IDS = [None, "07", "07.1", "x", "", 7, 99.9, -1, float("nan"), float("inf"),
            {"id": 1}, object(), b"01.1", 1e300, np.array([1.1]), type, print]
 
 
-@pytest.mark.parametrize("given", ODD_IDS, ids=repr)
+# ids by position: repr(object()) holds an address, which differs between test processes
+@pytest.mark.parametrize("given", ODD_IDS, ids=[f"{i}-{type(v).__name__}" for i, v in
+                                                enumerate(ODD_IDS)])
 def test_check_hint_and_solutions_never_raise_on_any_id(given, capsys):
     check(given, 0.5)
     check(given)

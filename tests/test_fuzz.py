@@ -53,6 +53,7 @@ LIBRARY = ("spectral_kit", "spectral_kit.qalpha", "spectral_kit.sparse_lda",
 EXEMPT = {
     "fetch_file": "needs the network or a data folder; tests/test_datasets_and_baselines.py",
     "data_home": "no arguments; returns a path",
+    "explore": "builds an interactive explorer; its input checks: tests/test_data_explorer.py",
 }
 EXEMPT_PREFIXES = ("load_",)  # real data sets: the real_data fixture's tests
 
