@@ -167,7 +167,9 @@ class RandomPair:
 
 
 def fbm_covariance(n: int, smoothness: float) -> np.ndarray:
-    """Covariance of fractional Brownian motion at t = 1/n, …, 1: ½(t^{2H} + s^{2H} − |t−s|^{2H}).
+    """Covariance of fractional Brownian motion at t = 1/n, …, 1 (Hurst index H = smoothness).
+
+    ``C(t, s) = ½(t^{2H} + s^{2H} − |t−s|^{2H})``.
 
     H = 0.5 is Brownian motion (min(t, s)); H → 1 gives smoother, H → 0 rougher paths.
 

@@ -79,7 +79,7 @@ class Interlacing:
 
     def violation(self) -> float:
         """Largest amount by which a sub-eigenvalue leaves its bracket, relative to the
-        largest |λ| of (A, B) (≤ 0 up to rounding when Thm. 1 holds)."""
+        largest ``|λ|`` of (A, B) (≤ 0 up to rounding when Thm. 1 holds)."""
         scale = max(float(np.abs(self.spectrum).max()), np.finfo(float).tiny)
         below = self.lower - self.sub
         above = self.sub - self.upper

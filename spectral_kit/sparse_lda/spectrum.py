@@ -153,7 +153,7 @@ def subproblem_value(A: Any, B: Any, support: Any, *, regularization: Any = None
 
 
 def inclusion_bounds(A: Any, B: Any, k: int, *, regularization: Any = None) -> InclusionBounds:
-    """Eq. 8: ``(λ_k(A, B), λ_n(A, B))`` brackets λ_max(A_S, B_S) for every |S| = k.
+    """Eq. 8: ``(λ_k(A, B), λ_n(A, B))`` brackets λ_max(A_S, B_S) for every ``|S| = k``.
 
     Parameters
     ----------

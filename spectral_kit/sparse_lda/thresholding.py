@@ -1,7 +1,7 @@
 """The continuous baselines of Sec. 3: simple thresholding (ST) and correlation ranking.
 
 * ST: "thresholding the largest eigenvector of C = B^{-1/2} A B^{-1/2} — but *with* the
-  variational renormalization fix" (Sec. 3): keep the k largest |loadings|, then solve the
+  variational renormalization fix" (Sec. 3): keep the k largest ``|loadings|``, then solve the
   subproblem on that support (Prop. 2).
 * Pearson ranking: "Pearson's correlation coefficient between the individual variables x_i and
   their class labels y_i ∈ {±1}" (Sec. 3), the filter used with DNA micro-arrays.
@@ -70,7 +70,7 @@ def _rank(scores: np.ndarray) -> np.ndarray:
 
 
 def threshold_loadings(pair: MatrixPair, loadings: str = "whitened") -> np.ndarray:
-    """The dense factor whose largest |entries| ST keeps (validated pair).
+    """The dense factor whose largest ``|entries|`` ST keeps (validated pair).
 
     Parameters
     ----------
@@ -125,7 +125,7 @@ def simple_threshold_path(
     Returns
     -------
     NestedPath
-        ``order`` = features by decreasing |loading|; renormalized values for every k.
+        ``order`` = features by decreasing ``|loading|``; renormalized values for every k.
 
     Examples
     --------
@@ -144,7 +144,7 @@ def simple_threshold_path(
 def simple_threshold(
     A: Any, B: Any, k: int, *, loadings: str = "whitened", regularization: Any = None
 ) -> SparseDiscriminant:
-    """ST at one cardinality k: the k largest |loadings|, renormalized (Prop. 2).
+    """ST at one cardinality k: the k largest ``|loadings|``, renormalized (Prop. 2).
 
     Parameters
     ----------
@@ -175,7 +175,7 @@ def simple_threshold(
 
 
 def pearson_ranking(X: Any, y: Any) -> Ranking:
-    """Rank features by |Pearson correlation| with the class label y ∈ {±1} (Sec. 3).
+    """Rank features by ``|Pearson correlation|`` with the class label y ∈ {±1} (Sec. 3).
 
     Parameters
     ----------
@@ -188,7 +188,7 @@ def pearson_ranking(X: Any, y: Any) -> Ranking:
     Returns
     -------
     Ranking
-        ``scores`` = |r_i|; a constant feature scores 0 (it carries no class information).
+        ``scores`` = ``|r_i|``; a constant feature scores 0 (it carries no class information).
 
     Examples
     --------

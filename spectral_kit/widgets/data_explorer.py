@@ -166,6 +166,18 @@ class DataExplorer(Explorer):
     **values
         Starting values of the sliders by name (``n_clusters``, ``k``, ``lam``,
         ``confidence``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.widgets import DataExplorer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 8))
+    >>> X[:20, :2] += 3
+    >>> explorer = DataExplorer(X, np.repeat([0, 1], 20), k=3)
+    >>> len(explorer.selected_features())
+    3
+    >>> explorer.close()
     """
 
     figsize = (12.0, 6.4)
@@ -797,5 +809,24 @@ def explore(X: Any, y: Any = None, *, feature_names: Sequence[str] | None = None
     Returns
     -------
     DataExplorer
+        Displayed in a notebook as one live figure; ``selected_features()`` and ``code()``
+        work without a display.
+
+    Examples
+    --------
+    Two classes that differ in the first two of eight features:
+
+    >>> import numpy as np
+    >>> from spectral_kit import explore
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 8))
+    >>> X[:20, :2] += 3
+    >>> y = np.repeat([0, 1], 20)
+    >>> explorer = explore(X, y, feature_names=[f"g{i}" for i in range(8)])
+    >>> explorer.selected_features()[:2]
+    ['g0', 'g1']
+    >>> print(explorer.code().splitlines()[1])
+    from spectral_kit import q_alpha
+    >>> explorer.close()
     """
     return DataExplorer(X, y, feature_names=feature_names, **options)
