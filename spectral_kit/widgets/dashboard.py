@@ -403,7 +403,7 @@ _FIGSIZES: dict[str, tuple[float, float]] = {
     "PositivityExplorer": (8.0, 3.2),
     "SparsityGapExplorer": (8.0, 3.4),
     "InterlacingExplorer": (8.0, 4.8),
-    "DetectabilityExplorer": (8.0, 5.8),
+    "DetectabilityExplorer": (8.0, 4.6),
     "StabilityExplorer": (8.0, 4.4),
 }
 
