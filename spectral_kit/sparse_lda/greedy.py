@@ -20,11 +20,13 @@ General A uses stacked LAPACK solves of all candidate subproblems at once.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import scipy.linalg
 
+from ..progress import Progress, check_max_seconds, check_progress
 from ..validation import check_int
 from ._numerics import (
     add_one_values,
@@ -36,7 +38,19 @@ from ._numerics import (
 from .pair import MatrixPair, check_pair
 from .results import GSLDAPath, NestedPath
 
-__all__ = ["greedy_backward", "greedy_forward", "greedy_start", "gslda", "nested_path"]
+__all__ = [
+    "LARGE_FEATURES", "greedy_backward", "greedy_forward", "greedy_start", "gslda", "nested_path",
+]
+
+#: ``progress=None`` shows a bar (after two seconds) for a GSLDA path over this many features.
+LARGE_FEATURES = 1000
+#: Units of the bar: thousandths of the estimated work (:func:`_step_costs`), so that the
+#: budget's projection from the first steps is not fooled by their being the cheap ones.
+_UNITS = 1000
+#: Python and LAPACK overhead of one step (rank one) or one subproblem (general A), in the
+#: flops of the cost model.
+_STEP_OVERHEAD = 2000.0
+_SOLVE_OVERHEAD = 400.0
 
 
 def greedy_forward(
@@ -112,7 +126,10 @@ def greedy_backward(A: Any, B: Any, *, regularization: Any = None) -> NestedPath
     return NestedPath(order, values, pair.epsilon, "backward")
 
 
-def gslda(A: Any, B: Any, *, regularization: Any = None) -> GSLDAPath:
+def gslda(
+    A: Any, B: Any, *, regularization: Any = None, progress: bool | None = None,
+    max_seconds: float | None = None,
+) -> GSLDAPath:
     """Greedy sparse LDA: the better of a forward and a backward pass at every k (Sec. 2.3).
 
     "run a forward pass (from 1 to n) plus a second (independent) backward pass (from n to 1)
@@ -123,11 +140,24 @@ def gslda(A: Any, B: Any, *, regularization: Any = None) -> GSLDAPath:
     ----------
     A, B, regularization
         As in :func:`greedy_forward`.
+    progress : None or bool
+        A progress bar (text in a terminal, a widget in a notebook) over the greedy steps of
+        both passes: None shows one for :data:`LARGE_FEATURES` or more features once the
+        path has run two seconds (:mod:`spectral_kit.progress`); True always, False never.
+    max_seconds : float, optional
+        Time budget. The path stops with :class:`~spectral_kit.progress.BudgetExceeded`
+        (saying how long it would take) as soon as the rate of its first steps projects it
+        beyond the budget -- after at most a twentieth of the budget or of the work.
 
     Returns
     -------
     GSLDAPath
         ``supports[k−1]``, ``values[k−1]`` for k = 1, …, n, both passes and which one won.
+
+    Raises
+    ------
+    spectral_kit.progress.BudgetExceeded
+        When the path would not finish within ``max_seconds``.
 
     Examples
     --------
@@ -138,25 +168,96 @@ def gslda(A: Any, B: Any, *, regularization: Any = None) -> GSLDAPath:
     >>> path.support_at(2).tolist(), path.values.round(9).tolist()
     ([0, 1], [2.0, 3.0, 3.0, 3.0])
     """
+    start = time.perf_counter()
+    progress = check_progress(progress)
+    max_seconds = check_max_seconds(max_seconds)
     pair = check_pair(A, B, regularization)
-    return gslda_pair(pair)
+    if max_seconds is not None:  # the budget covers the checks of A and B too
+        max_seconds = max(max_seconds - (time.perf_counter() - start), 1e-9)
+    return gslda_pair(pair, progress=progress, max_seconds=max_seconds)
 
 
-def gslda_pair(pair: MatrixPair) -> GSLDAPath:
-    """GSLDA on an already validated pair."""
-    if pair.rank_one:
-        f_order, f_values = _forward_rank_one(pair, pair.n)
-        b_order = _backward_rank_one(pair)
-        b_values = _nested_rank_one(pair, b_order)
-    else:
-        f_order, f_values = _forward_general(pair, pair.n)
-        b_order, b_values = _backward_general(pair)
+def gslda_pair(pair: MatrixPair, *, progress: bool | None = False,
+               max_seconds: float | None = None) -> GSLDAPath:
+    """GSLDA on an already validated pair (``progress`` and ``max_seconds`` validated)."""
+    with _Meter(pair, progress, max_seconds) as tick:
+        if pair.rank_one:
+            f_order, f_values = _forward_rank_one(pair, pair.n, tick=tick)
+            b_order = _backward_rank_one(pair, tick=tick)
+            b_values = _forward_rank_one(pair, pair.n, order=b_order, tick=tick)[1]
+        else:
+            f_order, f_values = _forward_general(pair, pair.n, tick=tick)
+            b_order, b_values = _backward_general(pair, tick=tick)
     forward = NestedPath(f_order, f_values, pair.epsilon, "forward")
     backward = NestedPath(b_order, b_values, pair.epsilon, "backward")
     use_backward = b_values > f_values
     values = np.where(use_backward, b_values, f_values)
     source = np.where(use_backward, "backward", "forward")
     return GSLDAPath(values, forward, backward, source, pair.epsilon)
+
+
+def _step_costs(pair: MatrixPair) -> np.ndarray:
+    """Modelled cost (flops plus overhead) of every step of :func:`gslda_pair`, in order.
+
+    Rank one: forward step s (and the renormalized values along the backward order) updates
+    s rows of the n − s live columns; backward step s the same after the O(n³) inverse.
+    General A: forward step s solves n − s eigenproblems of size s + 1; backward step s
+    one of size n − s.
+    """
+    n = pair.n
+    s = np.arange(n, dtype=float)
+    live = n - s
+    if pair.rank_one:
+        forward = live * (s + 1) + _STEP_OVERHEAD
+        backward = forward[: max(n - 1, 0)].copy()
+        if backward.size:
+            # the Cholesky inverse of B: n³ flops, but level-3 BLAS, several times faster per
+            # flop than the matrix-vector products of the steps
+            backward[0] += n**3 / 30.0
+        return np.concatenate([forward, backward, forward])
+    forward = live * ((s + 1) ** 3 + _SOLVE_OVERHEAD)
+    # one eigen-solve with vectors of the m = n − s variables and a secular root per
+    # variable (:func:`~._numerics.drop_one_values`), not m eigen-solves
+    backward = (10.0 * live**3 + _SOLVE_OVERHEAD * live)[: max(n - 1, 0)]
+    return np.concatenate([forward, backward])
+
+
+class _Meter:
+    """A :class:`~spectral_kit.progress.Progress` over the steps of :func:`gslda_pair`,
+    advanced in thousandths of the modelled work (:func:`_step_costs`); entering it gives
+    the callback each step calls (None when neither a bar nor a budget is asked for)."""
+
+    def __init__(self, pair: MatrixPair, progress: bool | None, max_seconds: float | None):
+        self.pair, self.progress, self.max_seconds = pair, progress, max_seconds
+        self.bar: Progress | None = None
+
+    def __enter__(self) -> Callable[[], None] | None:
+        if self.progress is False and self.max_seconds is None:
+            return None
+        costs = _step_costs(self.pair)
+        self.units = np.floor(_UNITS * np.cumsum(costs) / costs.sum()).astype(int)
+        self.step = 0
+        n = self.pair.n
+        self.bar = Progress(
+            _UNITS, f"GSLDA path over {n} features", progress=self.progress,
+            max_seconds=self.max_seconds, unit="‰", large=n >= LARGE_FEATURES,
+            hint=("Select k features by greedy forward selection alone (method='forward', "
+                  "which stops at k) or on fewer features."),
+        )
+        return self._tick
+
+    def _tick(self) -> None:
+        assert self.bar is not None
+        done = int(self.units[min(self.step, self.units.size - 1)])
+        self.step += 1
+        # steps worth less than a unit wait for the next one: the budget's projection
+        # then always divides by a measured share of the work
+        if done > self.bar.done:
+            self.bar.update(done - self.bar.done)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def greedy_start(pair: MatrixPair, k: int, *, starts: int = 4,
@@ -320,7 +421,8 @@ def _nested_rank_one(pair: MatrixPair, order: np.ndarray) -> np.ndarray:
 
 
 def _forward_rank_one(
-    pair: MatrixPair, k_max: int, order: np.ndarray | None = None
+    pair: MatrixPair, k_max: int, order: np.ndarray | None = None,
+    tick: Callable[[], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Greedy forward selection (or, with ``order``, the values along that order)."""
     d, B = pair.d, pair.B
@@ -358,6 +460,8 @@ def _forward_rank_one(
         total += omega**2
         chosen[step], values[step] = p, total
         alive[j] = False
+        if tick is not None:
+            tick()
         # Drop finished columns once a third of the work arrays is dead weight.
         if 3 * int(alive.sum()) < 2 * cols.size:
             keep = alive
@@ -383,7 +487,8 @@ def _spd_inverse(B: np.ndarray) -> np.ndarray:
     return full
 
 
-def _backward_rank_one(pair: MatrixPair) -> np.ndarray:
+def _backward_rank_one(pair: MatrixPair,
+                       tick: Callable[[], None] | None = None) -> np.ndarray:
     """Order of elimination (reversed: survivors first) using down-dates of P = B_S⁻¹."""
     d, B = pair.d, pair.B
     n = pair.n
@@ -408,6 +513,8 @@ def _backward_rank_one(pair: MatrixPair) -> np.ndarray:
         V[:, step] = v
         removed[step] = p
         alive[j] = False
+        if tick is not None:
+            tick()
         if 3 * int(alive.sum()) < 2 * cols.size:
             keep = alive
             cols, w, diag_P = cols[keep], w[keep], diag_P[keep]
@@ -420,7 +527,8 @@ def _backward_rank_one(pair: MatrixPair) -> np.ndarray:
 # --------------------------------------------------------------------------- general A
 
 
-def _forward_general(pair: MatrixPair, k_max: int) -> tuple[np.ndarray, np.ndarray]:
+def _forward_general(pair: MatrixPair, k_max: int,
+                     tick: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
     n = pair.n
     alive = np.ones(n, dtype=bool)
     order = np.empty(k_max, dtype=np.intp)
@@ -431,10 +539,13 @@ def _forward_general(pair: MatrixPair, k_max: int) -> tuple[np.ndarray, np.ndarr
         j = int(np.argmax(vals))
         order[step], values[step] = candidates[j], vals[j]
         alive[candidates[j]] = False
+        if tick is not None:
+            tick()
     return order, values
 
 
-def _backward_general(pair: MatrixPair) -> tuple[np.ndarray, np.ndarray]:
+def _backward_general(pair: MatrixPair,
+                      tick: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
     n = pair.n
     current = np.arange(n)
     removed = np.empty(n, dtype=np.intp)
@@ -446,6 +557,8 @@ def _backward_general(pair: MatrixPair) -> tuple[np.ndarray, np.ndarray]:
         removed[step] = current[j]
         values[n - 2 - step] = vals[j]
         current = np.delete(current, j)
+        if tick is not None:
+            tick()
     removed[n - 1] = current[0]
     return removed[::-1].copy(), values
 
