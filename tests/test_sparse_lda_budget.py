@@ -11,7 +11,7 @@ import spectral_kit.progress as progress_module
 from spectral_kit import SparseLDA
 from spectral_kit import sparse_lda as sl
 from spectral_kit.progress import BudgetExceeded
-from spectral_kit.sparse_lda import greedy
+from spectral_kit.sparse_lda import _meter, greedy
 
 
 def _scatter(p: int, classes: int, seed: int = 0, n: int = 200):
@@ -29,7 +29,7 @@ def test_the_cost_model_has_one_entry_per_step(classes):
     _, _, sc = _scatter(25, classes)
     pair = sl.check_pair(sc.d if classes == 2 else sc.A, sc.B, "auto")
     ticks = []
-    with greedy._Meter(pair, False, 1e6) as tick:
+    with _meter.Meter(pair, False, 1e6) as tick:
         def count() -> None:
             ticks.append(1)
             tick()
@@ -40,7 +40,7 @@ def test_the_cost_model_has_one_entry_per_step(classes):
         else:
             greedy._forward_general(pair, pair.n, tick=count)
             greedy._backward_general(pair, tick=count)
-    costs = greedy._step_costs(pair)
+    costs = _meter.step_costs(pair)
     assert len(ticks) == costs.size and np.all(costs > 0)
 
 
@@ -62,7 +62,7 @@ def test_a_bar_only_when_asked_or_for_many_features(capsys, monkeypatch):
     sl.gslda(sc.d, sc.B, regularization="auto")  # None: 40 features is small work
     assert capsys.readouterr().err == ""
     # None on "many" features shows the bar once the path has run SHOW_AFTER seconds
-    monkeypatch.setattr(greedy, "LARGE_FEATURES", 40)
+    monkeypatch.setattr(_meter, "LARGE_FEATURES", 40)
     monkeypatch.setattr(progress_module, "SHOW_AFTER", 0.0)
     sl.gslda(sc.d, sc.B, regularization="auto")
     assert "GSLDA path over 40 features" in capsys.readouterr().err
@@ -84,9 +84,11 @@ def test_a_budget_far_too_small_is_refused_early_with_the_estimate():
         sl.gslda(sc.A, sc.B, regularization="auto", max_seconds=budget)
     stopped = time.perf_counter() - start
     err = info.value
-    assert stopped < 1.5 * budget + 0.25  # honoured: one step of slack, a loaded machine
+    assert stopped < budget + 0.5  # honoured, with slack for a loaded machine
     assert err.estimated > budget and err.max_seconds <= budget
-    assert full / 10 < err.estimated < 10 * full  # the projection is of the right size
+    # the projection, from a few milliseconds of work, is of the right order (measured
+    # 1.2-3x the real time on an idle machine: the first steps carry more overhead)
+    assert full / 10 < err.estimated < 30 * full
     assert "method='forward'" in str(err) and "raise max_seconds" in str(err)
 
 
