@@ -93,7 +93,7 @@ def test_a_budget_far_too_small_is_refused_early_with_the_estimate():
 
 
 def test_a_generous_budget_lets_the_path_finish():
-    _, _, sc = _scatter(300, 2)
+    _, _, sc = _scatter(200, 2)
     path = sl.gslda(sc.d, sc.B, regularization="auto", max_seconds=120)
     np.testing.assert_array_equal(path.values, sl.gslda(sc.d, sc.B, regularization="auto").values)
 
