@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -11,6 +12,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from ..progress import check_max_seconds, check_progress
 from ..sparse_lda import (
     eslda,
     greedy_backward,
@@ -59,7 +61,14 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
         Within-class regularization B ← B + εI (Sec. 3.2); ``"auto"`` adds ε only when B is
         rank-deficient. The value used is ``epsilon_``.
     max_seconds : float, optional
-        Time limit of ESLDA; when reached, the incumbent is used (``optimal_`` is False).
+        Time budget of the selection. ESLDA uses its incumbent when it is reached
+        (``optimal_`` is False); GSLDA raises :class:`~spectral_kit.progress.BudgetExceeded`,
+        with the time it would take, as soon as the rate of its first steps projects the
+        path beyond the budget (:func:`~spectral_kit.sparse_lda.gslda`).
+    progress : None or bool, default=None
+        A progress bar of the GSLDA path (text in a terminal, a widget in a notebook): None
+        shows one for 1000 or more features once the path has run two seconds; True
+        always, False never.
     n_jobs : int, optional
         Worker processes for an ESLDA search that runs longer than two seconds (None: one
         process; −1: every CPU). The selection is certified either way.
@@ -110,18 +119,25 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
         regularization: float | str | None = "auto",
         max_seconds: float | None = None,
         n_jobs: int | None = None,
+        progress: bool | None = None,
     ):
         self.n_features_to_select = n_features_to_select
         self.method = method
         self.regularization = regularization
         self.max_seconds = max_seconds
         self.n_jobs = n_jobs
+        self.progress = progress
 
     def fit(self, X: object, y: object) -> SparseLDA:
         """Select k features of ``X`` (samples × features) and fit LDA on them."""
+        start = time.perf_counter()
         X, y = validate_data_named(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         method = check_choice(self.method, "method", METHODS)
+        progress = check_progress(self.progress)
+        # ESLDA accepts 0 s (the start alone); a GSLDA path needs a positive budget
+        max_seconds = (self.max_seconds if method == "eslda" or self.max_seconds is None
+                       else check_max_seconds(self.max_seconds))
         classes = np.unique(y)
         if classes.size < 2:
             raise ValueError(
@@ -144,7 +160,10 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
         eps = resolve_epsilon(regularization, sc.B, sc.A)
         self.path_, self.optimal_ = None, None
         if method == "gslda":
-            self.path_ = gslda(A, sc.B, regularization=eps)
+            if max_seconds is not None:  # the scatter matrices count against the budget
+                max_seconds = max(max_seconds - (time.perf_counter() - start), 1e-9)
+            self.path_ = gslda(A, sc.B, regularization=eps, progress=progress,
+                               max_seconds=max_seconds)
             support = self.path_.support_at(k)
         elif method == "forward":
             self.path_ = greedy_forward(A, sc.B, k, regularization=eps)
@@ -155,7 +174,7 @@ class SparseLDA(ClassifierMixin, SelectorMixin, BaseEstimator):
         elif method == "threshold":
             support = simple_threshold(A, sc.B, k, regularization=eps).support
         else:
-            result = eslda(A, sc.B, k, max_seconds=self.max_seconds, regularization=eps,
+            result = eslda(A, sc.B, k, max_seconds=max_seconds, regularization=eps,
                            n_jobs=self.n_jobs)
             support, self.optimal_ = result.support, result.optimal
         pair = check_pair(A, sc.B, eps)

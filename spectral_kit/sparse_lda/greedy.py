@@ -20,12 +20,15 @@ General A uses stacked LAPACK solves of all candidate subproblems at once.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import scipy.linalg
 
+from ..progress import check_max_seconds, check_progress
 from ..validation import check_int
+from ._meter import Meter
 from ._numerics import (
     add_one_values,
     batched_values,
@@ -37,6 +40,7 @@ from .pair import MatrixPair, check_pair
 from .results import GSLDAPath, NestedPath
 
 __all__ = ["greedy_backward", "greedy_forward", "greedy_start", "gslda", "nested_path"]
+
 
 
 def greedy_forward(
@@ -112,7 +116,10 @@ def greedy_backward(A: Any, B: Any, *, regularization: Any = None) -> NestedPath
     return NestedPath(order, values, pair.epsilon, "backward")
 
 
-def gslda(A: Any, B: Any, *, regularization: Any = None) -> GSLDAPath:
+def gslda(
+    A: Any, B: Any, *, regularization: Any = None, progress: bool | None = None,
+    max_seconds: float | None = None,
+) -> GSLDAPath:
     """Greedy sparse LDA: the better of a forward and a backward pass at every k (Sec. 2.3).
 
     "run a forward pass (from 1 to n) plus a second (independent) backward pass (from n to 1)
@@ -123,11 +130,24 @@ def gslda(A: Any, B: Any, *, regularization: Any = None) -> GSLDAPath:
     ----------
     A, B, regularization
         As in :func:`greedy_forward`.
+    progress : None or bool
+        A progress bar (text in a terminal, a widget in a notebook) over the greedy steps of
+        both passes: None shows one for :data:`~._meter.LARGE_FEATURES` or more features once the
+        path has run two seconds (:mod:`spectral_kit.progress`); True always, False never.
+    max_seconds : float, optional
+        Time budget. The path stops with :class:`~spectral_kit.progress.BudgetExceeded`
+        (saying how long it would take) as soon as the rate of its first steps projects it
+        beyond the budget -- after at most a twentieth of the budget or of the work.
 
     Returns
     -------
     GSLDAPath
         ``supports[k−1]``, ``values[k−1]`` for k = 1, …, n, both passes and which one won.
+
+    Raises
+    ------
+    spectral_kit.progress.BudgetExceeded
+        When the path would not finish within ``max_seconds``.
 
     Examples
     --------
@@ -138,19 +158,26 @@ def gslda(A: Any, B: Any, *, regularization: Any = None) -> GSLDAPath:
     >>> path.support_at(2).tolist(), path.values.round(9).tolist()
     ([0, 1], [2.0, 3.0, 3.0, 3.0])
     """
+    start = time.perf_counter()
+    progress = check_progress(progress)
+    max_seconds = check_max_seconds(max_seconds)
     pair = check_pair(A, B, regularization)
-    return gslda_pair(pair)
+    if max_seconds is not None:  # the budget covers the checks of A and B too
+        max_seconds = max(max_seconds - (time.perf_counter() - start), 1e-9)
+    return gslda_pair(pair, progress=progress, max_seconds=max_seconds)
 
 
-def gslda_pair(pair: MatrixPair) -> GSLDAPath:
-    """GSLDA on an already validated pair."""
-    if pair.rank_one:
-        f_order, f_values = _forward_rank_one(pair, pair.n)
-        b_order = _backward_rank_one(pair)
-        b_values = _nested_rank_one(pair, b_order)
-    else:
-        f_order, f_values = _forward_general(pair, pair.n)
-        b_order, b_values = _backward_general(pair)
+def gslda_pair(pair: MatrixPair, *, progress: bool | None = False,
+               max_seconds: float | None = None) -> GSLDAPath:
+    """GSLDA on an already validated pair (``progress`` and ``max_seconds`` validated)."""
+    with Meter(pair, progress, max_seconds) as tick:
+        if pair.rank_one:
+            f_order, f_values = _forward_rank_one(pair, pair.n, tick=tick)
+            b_order = _backward_rank_one(pair, tick=tick)
+            b_values = _forward_rank_one(pair, pair.n, order=b_order, tick=tick)[1]
+        else:
+            f_order, f_values = _forward_general(pair, pair.n, tick=tick)
+            b_order, b_values = _backward_general(pair, tick=tick)
     forward = NestedPath(f_order, f_values, pair.epsilon, "forward")
     backward = NestedPath(b_order, b_values, pair.epsilon, "backward")
     use_backward = b_values > f_values
@@ -320,7 +347,8 @@ def _nested_rank_one(pair: MatrixPair, order: np.ndarray) -> np.ndarray:
 
 
 def _forward_rank_one(
-    pair: MatrixPair, k_max: int, order: np.ndarray | None = None
+    pair: MatrixPair, k_max: int, order: np.ndarray | None = None,
+    tick: Callable[[], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Greedy forward selection (or, with ``order``, the values along that order)."""
     d, B = pair.d, pair.B
@@ -358,6 +386,8 @@ def _forward_rank_one(
         total += omega**2
         chosen[step], values[step] = p, total
         alive[j] = False
+        if tick is not None:
+            tick()
         # Drop finished columns once a third of the work arrays is dead weight.
         if 3 * int(alive.sum()) < 2 * cols.size:
             keep = alive
@@ -383,7 +413,8 @@ def _spd_inverse(B: np.ndarray) -> np.ndarray:
     return full
 
 
-def _backward_rank_one(pair: MatrixPair) -> np.ndarray:
+def _backward_rank_one(pair: MatrixPair,
+                       tick: Callable[[], None] | None = None) -> np.ndarray:
     """Order of elimination (reversed: survivors first) using down-dates of P = B_S⁻¹."""
     d, B = pair.d, pair.B
     n = pair.n
@@ -408,6 +439,8 @@ def _backward_rank_one(pair: MatrixPair) -> np.ndarray:
         V[:, step] = v
         removed[step] = p
         alive[j] = False
+        if tick is not None:
+            tick()
         if 3 * int(alive.sum()) < 2 * cols.size:
             keep = alive
             cols, w, diag_P = cols[keep], w[keep], diag_P[keep]
@@ -420,7 +453,8 @@ def _backward_rank_one(pair: MatrixPair) -> np.ndarray:
 # --------------------------------------------------------------------------- general A
 
 
-def _forward_general(pair: MatrixPair, k_max: int) -> tuple[np.ndarray, np.ndarray]:
+def _forward_general(pair: MatrixPair, k_max: int,
+                     tick: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
     n = pair.n
     alive = np.ones(n, dtype=bool)
     order = np.empty(k_max, dtype=np.intp)
@@ -431,10 +465,13 @@ def _forward_general(pair: MatrixPair, k_max: int) -> tuple[np.ndarray, np.ndarr
         j = int(np.argmax(vals))
         order[step], values[step] = candidates[j], vals[j]
         alive[candidates[j]] = False
+        if tick is not None:
+            tick()
     return order, values
 
 
-def _backward_general(pair: MatrixPair) -> tuple[np.ndarray, np.ndarray]:
+def _backward_general(pair: MatrixPair,
+                      tick: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
     n = pair.n
     current = np.arange(n)
     removed = np.empty(n, dtype=np.intp)
@@ -446,6 +483,8 @@ def _backward_general(pair: MatrixPair) -> tuple[np.ndarray, np.ndarray]:
         removed[step] = current[j]
         values[n - 2 - step] = vals[j]
         current = np.delete(current, j)
+        if tick is not None:
+            tick()
     removed[n - 1] = current[0]
     return removed[::-1].copy(), values
 
