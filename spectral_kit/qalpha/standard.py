@@ -164,7 +164,9 @@ def q_alpha(
     M : array-like of shape (n_features, n_samples)
         Data with **features as rows** (the papers' M; scikit-learn's X is ``M.T``). A Dask
         array chunked by rows, or a PyTorch/CuPy array, is computed chunk-wise or on its
-        device (:mod:`spectral_kit.backends`, extra ``scale``).
+        device (:mod:`spectral_kit.backends`, extra ``scale``). A SciPy sparse M (csr, csc,
+        coo) is never densified: its rows are centred and scaled algebraically
+        (:mod:`spectral_kit.qalpha.sparse`; standard spectrum, criterion "top").
     k : int
         Number of leading eigenvectors (clusters), ``1 ≤ k < n_samples``.
     method : {"auto", "basic", "power", "ritz"}
