@@ -47,6 +47,11 @@ def test_sparse_random_starts_and_unpreprocessed():
     a = q_alpha(S, 2, preprocess=False, random_state=0, tol=1e-10)
     b = q_alpha(S.toarray(), 2, preprocess=False, random_state=0, tol=1e-10)
     np.testing.assert_allclose(a.alpha, b.alpha, rtol=0, atol=1e-10)
+    # raw rows at 1e50 (beyond 2^64): scaled down exactly, α unchanged, objective back at M's scale
+    big = q_alpha(S * 1e50, 2, preprocess=False, random_state=0, tol=1e-10)
+    np.testing.assert_allclose(big.alpha, a.alpha, rtol=0, atol=1e-10)
+    bigd = q_alpha(S.toarray() * 1e50, 2, preprocess=False, random_state=0, tol=1e-10)
+    assert big.eigenvalue == pytest.approx(bigd.eigenvalue, rel=1e-10)
 
 
 def test_duplicates_and_explicit_zeros_not_mutated():

@@ -24,7 +24,8 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from ..linalg import orthonormalize, top_eigenvectors
-from ..validation import check_array
+from ..validation import check_array, scale_exponent
+from .engine import SAFE_EXPONENT
 from .models import StandardModel
 
 __all__ = ["SparseModel", "is_sparse", "sparse_rows"]
@@ -35,8 +36,10 @@ def is_sparse(M: object) -> bool:
     return sp.issparse(M)
 
 
-def sparse_rows(M: object, *, preprocess: bool = True) -> SparseModel:
-    """Validate a sparse M (n features × q samples) and build its :class:`SparseModel`.
+def sparse_rows(M: object, *, preprocess: bool = True) -> tuple[SparseModel, int]:
+    """Validate a sparse M (n features × q samples); its :class:`SparseModel` and the binary
+    exponent e its raw rows were scaled down by (as :func:`~.engine.scaled_down`; 0 when
+    ``preprocess``, whose rows have unit norm).
 
     The checks and messages are those of the dense path (:func:`~spectral_kit.validation.
     check_array` and :func:`~spectral_kit.preprocess.preprocess_rows`): complex or non-finite
@@ -56,7 +59,14 @@ def sparse_rows(M: object, *, preprocess: bool = True) -> SparseModel:
                      shape=(n, q))
     S.sum_duplicates()
     check_array(S.data, "M", ndim=1, min_rows=0)  # duplicates summed to inf
-    return SparseModel(S, preprocess=preprocess)
+    e = 0
+    if not preprocess and S.nnz:
+        e = scale_exponent(S.data)
+        if abs(e) > SAFE_EXPONENT:  # raw rows of any scale: α does not depend on it
+            S.data = np.ldexp(S.data, -e)
+        else:
+            e = 0
+    return SparseModel(S, preprocess=preprocess), e
 
 
 def _row_max_abs(S: sp.csr_array) -> np.ndarray:

@@ -271,7 +271,7 @@ def model_of(
                 "only spectrum='standard' with criterion='top' runs on it without densifying. "
                 "Use those, or pass M.toarray() if the dense matrix fits in memory."
             )
-        return sparse_rows(M, preprocess=preprocess), 0
+        return sparse_rows(M, preprocess=preprocess)
     if array_kind(M) is not None:
         if criterion == "gap":
             raise ValueError(
