@@ -14,6 +14,7 @@ from ..preprocess import preprocess_rows
 from ..validation import as_generator, check_choice, check_finite_scalar, check_int
 from .engine import QAlphaResult, alternate, choose_solver, scale_back, scaled_down
 from .models import LaplacianModel, StandardModel
+from .sparse import is_sparse, sparse_rows
 
 __all__ = ["INIT_CHOICES", "METHODS", "model_of", "q_alpha", "run_model"]
 
@@ -163,7 +164,9 @@ def q_alpha(
     M : array-like of shape (n_features, n_samples)
         Data with **features as rows** (the papers' M; scikit-learn's X is ``M.T``). A Dask
         array chunked by rows, or a PyTorch/CuPy array, is computed chunk-wise or on its
-        device (:mod:`spectral_kit.backends`, extra ``scale``).
+        device (:mod:`spectral_kit.backends`, extra ``scale``). A SciPy sparse M (csr, csc,
+        coo) is never densified: its rows are centred and scaled algebraically
+        (:mod:`spectral_kit.qalpha.sparse`; standard spectrum, criterion "top").
     k : int
         Number of leading eigenvectors (clusters), ``1 ≤ k < n_samples``.
     method : {"auto", "basic", "power", "ritz"}
@@ -256,9 +259,19 @@ def model_of(
 
     A NumPy M gives :class:`~.models.StandardModel` (or the Laplacian model) on the rows in
     memory; a Dask or array-API M gives :class:`spectral_kit.backends.model.ScaledModel`,
-    whose α- and Q-steps are row-chunk reductions where M lives. Either way the one engine
+    whose α- and Q-steps are row-chunk reductions where M lives; a SciPy sparse M gives
+    :class:`~.sparse.SparseModel`, which preprocesses algebraically and never densifies M
+    (standard spectrum, criterion "top" only). Either way the one engine
     (:func:`run_model`) runs on it.
     """
+    if is_sparse(M):
+        if spectrum != "standard" or criterion != "top":
+            raise TypeError(
+                f"spectrum={spectrum!r}, criterion={criterion!r} has no path for a sparse M: "
+                "only spectrum='standard' with criterion='top' runs on it without densifying. "
+                "Use those, or pass M.toarray() if the dense matrix fits in memory."
+            )
+        return sparse_rows(M, preprocess=preprocess)
     if array_kind(M) is not None:
         if criterion == "gap":
             raise ValueError(
