@@ -39,6 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ..metrics import sparsity_gap
 from ..plots.stability import plot_eigengaps
@@ -180,7 +181,7 @@ class DataExplorer(Explorer):
     >>> explorer.close()
     """
 
-    figsize = (12.0, 6.4)
+    figsize = (8.0, 6.4)  # a 1280 px screen beside JupyterLab's side bar
     cache_size = 32
 
     def __init__(
@@ -419,8 +420,8 @@ class DataExplorer(Explorer):
         # of a loaded machine (every tick label measured) before the first picture.
         figure.set_layout_engine("none")
         grid = figure.subplots(2, 4, gridspec_kw={
-            "left": 0.06, "right": 0.99, "top": 0.94, "bottom": 0.09, "wspace": 0.42,
-            "hspace": 0.42})
+            "left": 0.075, "right": 0.985, "top": 0.95, "bottom": 0.08, "wspace": 0.62,
+            "hspace": 0.48})
         (ax_alpha, ax_sparse, ax_gaps, ax_int), (ax_w, ax_support, ax_before, ax_after) = grid
         self.axes = grid
         # Q-α: the top features by name as horizontal bars (α ÷ α_max).
@@ -458,9 +459,10 @@ class DataExplorer(Explorer):
         self.eigengaps = plot_eigengaps(ax_gaps, np.linspace(c, 1.0, c), 1.0)
         ax_gaps.get_legend().remove()
         ax_gaps.set_xlim(0.3, c - 0.3)
+        ax_gaps.xaxis.set_major_locator(MaxNLocator(5, integer=True))
         ax_gaps.set_ylim(0.0, 1.1)
         ax_gaps.set_ylabel(r"$(\lambda_k-\lambda_{k+1})/\lambda_1$")
-        ax_gaps.set_title(r"stability: gaps vs $4\Vert E\Vert_2$")
+        ax_gaps.set_title(r"gaps vs $4\Vert E\Vert_2$")
         self.gaps_text = ax_gaps.text(0.97, 0.97, "", transform=ax_gaps.transAxes,
                                       ha="right", va="top", fontsize=7)
         # Bootstrap intervals of the selected features' entries (÷ max |A|).
@@ -470,8 +472,8 @@ class DataExplorer(Explorer):
         ax_int.set_xlim(0.0, 1.0)
         ax_int.set_ylim(-1.1, 1.1)
         ax_int.set_xticks([])
-        ax_int.set_xlabel("entries $(i, j)$ of the selection")
-        ax_int.set_title("bootstrap intervals")
+        ax_int.set_xlabel("entries $(i, j)$")
+        ax_int.set_title("bootstrap CIs")
         self.int_text = ax_int.text(0.02, 0.02, "", transform=ax_int.transAxes, fontsize=7,
                                     va="bottom")
         # Weighting: Algorithm 2's weights sorted, the selection marked.
@@ -480,8 +482,8 @@ class DataExplorer(Explorer):
         ax_w.set_xlim(0.0, 1.0)
         ax_w.set_ylim(0.0, 1.08)
         ax_w.set_xlabel("rank / features")
-        ax_w.set_ylabel(r"$\alpha_i / \max\,\alpha$ (Algo. 2)")
-        ax_w.set_title("weighting: weights")
+        ax_w.set_ylabel(r"$\alpha_i / \max\,\alpha$")
+        ax_w.set_title("weights (Algo. 2)")
         ax_w.legend(loc="upper right", fontsize=7, frameon=False)
         # Support strip: rows Q-α top-k, sparse support, selection; columns the candidates.
         self.strip = ax_support.imshow(np.zeros((3, c)), cmap="Greys", vmin=0, vmax=1,
@@ -496,10 +498,16 @@ class DataExplorer(Explorer):
                                               normalize=True, size=8, title="PCA")
         self.after = plot_cluster_projection(ax_after, zeros, np.zeros(n, int),
                                              normalize=True, size=8,
-                                             title="PCA after weighting")
+                                             title="PCA, weighted")
         for ax in (ax_before, ax_after):
             ax.set_xticks([])
             ax.set_yticks([])
+        # Eight panels in the width of one explorer (800 px beside JupyterLab's side bar).
+        for ax in grid.flat:
+            ax.title.set_fontsize(10)
+            ax.xaxis.label.set_fontsize(9)
+            ax.yaxis.label.set_fontsize(9)
+            ax.tick_params(labelsize=8)
         # The band first: animated artists are drawn in this order, the curves over it.
         self.animate(self.band, *self.alpha_bars, *self.alpha_names, self.alpha_text,
                      self.gslda_line,
@@ -653,7 +661,7 @@ class DataExplorer(Explorer):
         if pos.size < sel.size:
             words += f" ({sel.size - pos.size} selected outside the candidates)"
         if result is not None:
-            words += f"; SbS prunes {result.removed.size} of {cand.size}"
+            words += f"\nSbS prunes {result.removed.size} of {cand.size}"
         self.int_text.set_text(words)
         self._report = rep
 
