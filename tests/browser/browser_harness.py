@@ -82,7 +82,11 @@ CHROMIUM_ARGS = [
 #: :class:`ConsoleLog`). ipympl's "Error setting state: Failed to execute 'drawImage' ...
 #: 'broken' state" is deliberately *not* listed: it means the canvas never got its size and
 #: the figure stays blank.
-BENIGN_CONSOLE: list[tuple[re.Pattern, str]] = []
+BENIGN_CONSOLE: list[tuple[re.Pattern, str]] = [
+    (re.compile(r"Could not restore the debugger state: Canceled future for debug_request"),
+     "JupyterLab's debugger asks a kernel for its state as the kernel is restarted or shut "
+     "down; the request is dropped with the old kernel and nothing is shown to the student"),
+]
 
 #: The screen the checks use: a classroom laptop or projector, 1280 px wide.
 VIEWPORT_WIDTH = 1280
