@@ -122,3 +122,25 @@ def test_every_explorer_fits_a_1280_by_800_screen(name):
     width, height = getattr(widgets, name).figsize
     assert width * FIGURE_DPI <= 1280 - 300          # beside JupyterLab's side bar
     assert height * FIGURE_DPI <= MAX_FIGURE_HEIGHT_PX, (name, height * FIGURE_DPI)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("labelled", [True, False], ids=["with y", "without y"])
+def test_the_data_explorer_text_stays_inside_at_every_slider_extreme(labelled):
+    """The same check on a researcher's data (planted classes, 200 × 400), with and without
+    labels: its eight panels share the width of one explorer."""
+    from spectral_kit.bench.explorers import _planted
+    from spectral_kit.widgets import DataExplorer
+
+    matplotlib.use("Agg")
+    X, y = _planted(200, 400)
+    explorer = DataExplorer(X, y if labelled else None, eslda_seconds=0.5)
+    problems = []
+    try:
+        for label, values in _extremes(explorer):
+            explorer.reset()
+            explorer.update(finish=True, **values)
+            problems += text_problems(explorer.figure, f"DataExplorer, {label}")
+    finally:
+        explorer.close()
+    assert problems == [], "\n".join(problems)
