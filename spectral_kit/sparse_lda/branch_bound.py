@@ -86,7 +86,7 @@ search above is the benchmark's reference, :mod:`spectral_kit.bench._eslda_refer
   (``np.add.reduce`` for ``.sum()``, ``np.maximum.reduce`` for ``.max()``) and the
   in-place array methods (``partition``, ``sort``, ``nonzero``) itself: the same arithmetic,
   bit for bit (the same trees), a few per cent less time a node.
-* **A start that costs seconds.** Greedy forward selection to k (:func:`.greedy.greedy_start`,
+* **A start that costs seconds.** Greedy forward selection to k (:func:`.start.greedy_start`,
   O(n·k) up-dates per step, not GSLDA's O(n⁵) full path for a general A) polished by a
   best-improvement one-swap local search; both count against ``max_seconds``.
 
@@ -105,13 +105,13 @@ from threadpoolctl import threadpool_limits
 from ..validation import check_finite_scalar, check_int
 from ._numerics import subset_value, subset_vector
 from .driver import DEFAULT_GAP
-from .greedy import greedy_start, local_swap_search
 from .nodes import _scaled
 from .pair import MatrixPair, check_k, check_pair
 from .parallel import check_n_jobs, parallel_advance, start_workers
 from .results import ESLDAResult, GSLDAPath
 from .search import _Search
 from .spectrum import check_support
+from .start import greedy_start, local_swap_search
 
 __all__ = ["DEFAULT_GAP", "ESLDASearch", "eslda", "eslda_pair", "single_threaded_blas"]
 
@@ -306,7 +306,7 @@ def eslda(
         Cardinality, 1 ≤ k ≤ n.
     init : GSLDAPath or array-like of int, optional
         Initial incumbent: a GSLDA path (its support at k is used) or a support of size k.
-        Default: greedy forward selection up to k (:func:`.greedy.greedy_start`); its cost
+        Default: greedy forward selection up to k (:func:`.start.greedy_start`); its cost
         (and that of the local search after it) counts against ``max_seconds``.
     gap : float
         Relative optimality gap: the search stops when no open node can beat the incumbent by

@@ -31,15 +31,13 @@ from ..validation import check_int
 from ._meter import Meter
 from ._numerics import (
     add_one_values,
-    batched_values,
     drop_one_values,
-    rank_one_add_values,
     subset_value,
 )
 from .pair import MatrixPair, check_pair
 from .results import GSLDAPath, NestedPath
 
-__all__ = ["greedy_backward", "greedy_forward", "greedy_start", "gslda", "nested_path"]
+__all__ = ["greedy_backward", "greedy_forward", "gslda", "nested_path"]
 
 
 
@@ -184,99 +182,6 @@ def gslda_pair(pair: MatrixPair, *, progress: bool | None = False,
     values = np.where(use_backward, b_values, f_values)
     source = np.where(use_backward, "backward", "forward")
     return GSLDAPath(values, forward, backward, source, pair.epsilon)
-
-
-def greedy_start(pair: MatrixPair, k: int, *, starts: int = 4,
-                 deadline: float | None = None) -> np.ndarray:
-    """The exact search's default incumbent: greedy forward selection from a few seeds, each
-    polished by a one-swap local search (Sec. 2.3).
-
-    GSLDA's full path runs both passes over every cardinality: for a general A its backward
-    pass costs n stacked eigen-solves of size up to n per step, O(n⁵) in all (≈ p^4.3
-    measured: 1.5 / 26 / 150 s at p = 100 / 200 / 300). The search needs one support of
-    size k. Forward selection to k costs n stacked k × k eigen-solves per step for a
-    general A (O(n·k⁴) in all) and O(n·k²) per step for a rank-one A. The start polishes,
-    by :func:`local_swap_search`, forward passes from the ``starts`` variables with the
-    largest absolute row sums of A (÷ B_jj) and, where it is cheap, GSLDA's support: for
-    a rank-one A its backward pass (O(n³)), for a general A the full path up to
-    :data:`GSLDA_START_MAX_N` variables. The best polished support wins. (On the weak
-    spiked covariance at p = 100, k = 10, four seeds reached 2.023 where one forward pass
-    reached 1.928 and GSLDA's support 1.988.)
-
-    Parameters
-    ----------
-    pair : MatrixPair
-        A validated pair (:func:`~spectral_kit.sparse_lda.check_pair`).
-    k : int
-        Cardinality, 1 ≤ k ≤ n (validated by the caller).
-    starts : int
-        Forward passes, from the variables with the largest absolute row sums of A.
-    deadline : float, optional
-        ``time.perf_counter()`` value after which no further seed is tried, the local
-        search stops and a forward pass completes its support by the row sums.
-
-    Returns
-    -------
-    ndarray of int, shape (k,)
-        The best support found, sorted.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from spectral_kit.sparse_lda import check_pair
-    >>> from spectral_kit.sparse_lda.greedy import greedy_start
-    >>> A = np.array([[2.0, 1, 0, 0], [1, 2, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.5]])
-    >>> greedy_start(check_pair(A, np.eye(4)), 2).tolist()
-    [0, 1]
-    """
-    # seeds: the variables with the largest absolute row sums of A (÷ B_jj): on a
-    # correlation matrix every A_jj is 1, and the row sums tell the blocks apart
-    score = np.abs(pair.A).sum(axis=1) / np.diag(pair.B)
-    # past SEEDS_MAX_N variables one forward pass and its local search already take seconds
-    starts = starts if pair.n <= SEEDS_MAX_N else 1
-    seeds = np.argsort(-score, kind="stable")[: max(1, min(starts, pair.n))]
-    firsts = [_forward_from(pair, int(seeds[0]), k, score, deadline)]
-    if pair.rank_one:  # GSLDA's backward pass: one inverse and its down-dates, O(n³)
-        firsts.append(np.sort(_backward_rank_one(pair)[:k]))
-    elif pair.n <= GSLDA_START_MAX_N:  # the full path costs less than the search here
-        firsts.append(gslda_pair(pair).support_at(k))
-    firsts += [_forward_from(pair, int(seed), k, score, deadline) for seed in seeds[1:]]
-    best, best_value = None, -np.inf
-    for first in firsts:
-        if best is not None and deadline is not None and time.perf_counter() > deadline:
-            break
-        support, value = local_swap_search(pair, first, deadline=deadline)
-        if value > best_value:
-            best, best_value = support, value
-    return best
-
-
-#: Above this many variables the default start runs one forward pass, not ``starts``.
-SEEDS_MAX_N = 300
-#: General A: up to this many variables the default start also polishes GSLDA's support
-#: (its full path costs O(n⁵): seconds at n = 60, minutes at n = 200).
-GSLDA_START_MAX_N = 64
-
-
-def _forward_from(pair: MatrixPair, seed: int, k: int, score: np.ndarray,
-                  deadline: float | None = None) -> np.ndarray:
-    """Greedy forward selection of k variables, the first one ``seed`` (sorted support);
-    past ``deadline`` the support is completed by ``score`` (largest first) instead."""
-    chosen = [seed]
-    alive = np.ones(pair.n, dtype=bool)
-    alive[seed] = False
-    adder = rank_one_add_values if pair.rank_one else add_one_values
-    while len(chosen) < k:
-        if deadline is not None and time.perf_counter() > deadline:
-            rest = np.flatnonzero(alive)
-            chosen.extend(rest[np.argsort(-score[rest], kind="stable")[: k - len(chosen)]])
-            break
-        candidates = np.flatnonzero(alive)
-        values = adder(pair, np.array(chosen, dtype=np.intp), candidates)
-        j = int(candidates[int(np.argmax(values))])
-        chosen.append(j)
-        alive[j] = False
-    return np.sort(np.array(chosen, dtype=np.intp))
 
 
 def nested_path(
@@ -490,58 +395,3 @@ def _backward_general(pair: MatrixPair,
 
 
 # --------------------------------------------------------------------------- local search
-
-
-def swap_values(pair: MatrixPair, support: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """λ_max of every one-swap neighbour of a support: ``values[a, b]`` for S − S[a] + out[b].
-
-    Returns the values (shape (k, n − k)) and ``out``, the variables not in S (sorted).
-    Rank one: one bordered-Cholesky step per removed variable
-    (:func:`rank_one_add_values`); general: stacked solves of all k(n − k) neighbours.
-    """
-    support = np.sort(np.asarray(support, dtype=np.intp))
-    k = support.size
-    out = np.setdiff1d(np.arange(pair.n), support)
-    if out.size == 0:
-        return np.empty((k, 0)), out
-    if pair.rank_one:
-        values = np.empty((k, out.size))
-        for a in range(k):
-            values[a] = rank_one_add_values(pair, np.delete(support, a), out)
-        return values, out
-    subsets = np.empty((k, out.size, k), dtype=np.intp)
-    for a in range(k):
-        subsets[a, :, : k - 1] = np.delete(support, a)
-    subsets[:, :, k - 1] = out[None, :]
-    return batched_values(pair, subsets.reshape(-1, k)).reshape(k, out.size), out
-
-
-def local_swap_search(
-    pair: MatrixPair, support: np.ndarray, *, max_rounds: int = 200,
-    deadline: float | None = None,
-) -> tuple[np.ndarray, float]:
-    """Best-improvement one-swap local search from ``support``: exchange one selected
-    variable for one left out while that raises λ_max(A_S, B_S).
-
-    Returns a support that no single swap improves (or the last one after ``max_rounds``
-    rounds, or once ``time.perf_counter()`` passes ``deadline``) and its value, evaluated
-    afresh (:func:`subset_value`).
-    """
-    support = np.sort(np.asarray(support, dtype=np.intp))
-    value = subset_value(pair, support)
-    for _ in range(max_rounds):
-        if deadline is not None and time.perf_counter() > deadline:
-            break
-        values, out = swap_values(pair, support)
-        if values.size == 0:
-            break
-        a, b = np.unravel_index(int(np.argmax(values)), values.shape)
-        # a swap counts only when it beats rounding; its value is then computed exactly
-        if values[a, b] <= value * (1.0 + 1e-12) + np.finfo(float).tiny:
-            break
-        candidate = np.sort(np.append(np.delete(support, a), out[b]))
-        new_value = subset_value(pair, candidate)
-        if new_value <= value:
-            break
-        support, value = candidate, new_value
-    return support, value
