@@ -108,3 +108,38 @@ def test_a_search_interrupted_on_workers_resumes_to_the_optimum(monkeypatch):
         assert search.advance() == "completed"
         assert search.value == pytest.approx(optimum, rel=RTOL)
     assert interrupted == 3
+
+
+@pytest.mark.parametrize("kind", ["rank_one", "general", "pca"])
+def test_expansions_cut_short_by_the_deadline_still_cover_the_tree(kind, monkeypatch):
+    """Past the deadline an expansion queues its first child and the rest as one node
+    (``interrupted``). With a deadline that always reads as passed, every expansion splits
+    that way: the bound still brackets the optimum at every stop, and the search certifies
+    the brute-force optimum. Slices that must make progress never split."""
+    import time
+
+    pair = _pair(kind, SEEDS[kind], 18)
+    k = 9
+    optimum = sl.exhaustive(pair.A, pair.B, k).value
+    splits = [0]
+
+    def passed(self):
+        if self.interrupt_at is None:
+            return False
+        splits[0] += 1
+        return True
+
+    monkeypatch.setattr(_Search, "interrupted", passed)
+    search = ESLDASearch(pair, k, np.arange(k))
+    for _ in range(10_000):
+        stopped = search.advance(deadline=time.perf_counter() + 600,
+                                 max_nodes=search.nodes + 3, at_least_one=False)
+        assert search.upper_bound >= optimum * (1 - RTOL)
+        if stopped == "completed":
+            break
+    assert search.value == pytest.approx(optimum, rel=RTOL)
+    assert splits[0] > 0, "no expansion was split"
+    before = splits[0]
+    sliced = ESLDASearch(pair, k, np.arange(k))
+    sliced._search.advance(deadline=0.0, at_least_one=True)
+    assert splits[0] == before

@@ -141,6 +141,9 @@ class ESLDASearch:
     deadline : float, optional
         ``time.perf_counter()`` value after which the local search that polishes
         ``support`` stops (the start counts against :func:`eslda`'s ``max_seconds``).
+    polished : bool
+        ``support`` is a one-swap local optimum already (:func:`.start.greedy_start`'s):
+        no local search.
 
     Examples
     --------
@@ -170,14 +173,15 @@ class ESLDASearch:
     PARALLEL_AFTER = 2.0
 
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, gap: float = DEFAULT_GAP,
-                 *, deadline: float | None = None):
+                 *, deadline: float | None = None, polished: bool = False):
         self.pair, self.k = pair, int(k)
         scaled = _scaled(pair)
         support = np.sort(np.asarray(support, dtype=np.intp))
         self.initial_value = subset_value(scaled, support)
         value = self.initial_value
         # below POLISH_MIN_N the whole search costs less than one round of swaps
-        if self._polish and pair.n >= self.POLISH_MIN_N:
+        # (the default start is polished already: one more round at n = 2,000 costs seconds)
+        if self._polish and not polished and pair.n >= self.POLISH_MIN_N:
             polished, polished_value = local_swap_search(scaled, support, deadline=deadline)
             if polished_value > value:
                 support, value = polished, polished_value
@@ -390,10 +394,12 @@ def eslda_pair(
     # the budget covers the start: the greedy pass and its local search
     start = time.perf_counter()
     deadline = None if max_seconds is None else start + max_seconds
-    if init is None:
+    polished = init is None
+    if polished:
         init = greedy_start(pair, k, deadline=deadline)
     support = init.support_at(k) if isinstance(init, GSLDAPath) else np.asarray(init)
-    search = (_search_class or ESLDASearch)(pair, k, support, gap, deadline=deadline)
+    search = (_search_class or ESLDASearch)(pair, k, support, gap, deadline=deadline,
+                                            polished=polished)
     stopped_by = search.advance(deadline, max_nodes, at_least_one=False, n_jobs=n_jobs)
     seconds = time.perf_counter() - start
     value, x = subset_vector(pair, search.support)

@@ -134,6 +134,15 @@ class _Branching(_Driver):
         child_bounds = self.child_bounds(info, u, h_sorted, r, e)
         merged = self.solves_kept_directly(r, free.size)
         for i in range(r + 1):
+            if i and self.interrupted():
+                # the children not yet queued keep u_1 … u_i: one node, under their bounds
+                rest_F = F_mask.copy()
+                rest_F[T[u[:i]]] = True
+                rest_F[T[F_pos]] = True
+                rest = float(np.maximum.reduce(child_bounds[i:])) + margin
+                _Driver.push(self, min(rest, self.expanding_bound), depth + i, rest_F,
+                             T_mask.copy())
+                return
             bound = float(child_bounds[i])
             if merged and i == 1:  # children 1 … r keep u_1 and r − 1 of the rest
                 if float(np.maximum.reduce(child_bounds[1:])) + margin <= self.threshold():

@@ -45,6 +45,11 @@ class _Driver:
         self.heap: list[tuple[float, int, int, bytes, bytes]] = []
         self.tie = count()
         self.nodes = 0
+        #: While :meth:`advance` runs to a deadline (not slices that must make progress):
+        #: when it passes, an expansion may stop between its children (:meth:`interrupted`).
+        self.interrupt_at: float | None = None
+        #: The queued bound of the node being expanded, valid for every part of it.
+        self.expanding_bound = np.inf
         self.push(np.inf, 0, np.zeros(self.n, dtype=bool), np.ones(self.n, dtype=bool))
 
     # -- incumbent --------------------------------------------------------------------------
@@ -126,28 +131,42 @@ class _Driver:
         deadline, so that every call makes progress.
         """
         expanded = 0
-        while self.heap:
-            bound = self.top_bound()
-            if bound <= self.threshold():
-                break
-            if max_nodes is not None and self.nodes >= max_nodes:
-                return "max_nodes", bound
-            if (deadline is not None and time.perf_counter() > deadline
-                    and not (at_least_one and expanded == 0)):
-                return "max_seconds", bound
-            entry = heapq.heappop(self.heap)
-            try:
-                self.expand(*self.queued_node(entry))
-            except BaseException:
-                # Interrupted (Ctrl-C, a kernel interrupt) or failed mid-expansion: the node
-                # goes back, so that the queue still covers every subset the incumbent has
-                # not beaten and a resumed search certifies nothing it has not searched
-                # (children already queued only repeat part of its subtree).
-                heapq.heappush(self.heap, entry)
-                raise
-            expanded += 1
+        # a node of a wide search can take longer than a tenth of the budget: its expansion
+        # stops between children once the deadline passes (slices that must make progress
+        # expand whole nodes, so their trees do not depend on timing)
+        self.interrupt_at = None if at_least_one else deadline
+        try:
+            while self.heap:
+                bound = self.top_bound()
+                if bound <= self.threshold():
+                    break
+                if max_nodes is not None and self.nodes >= max_nodes:
+                    return "max_nodes", bound
+                if (deadline is not None and time.perf_counter() > deadline
+                        and not (at_least_one and expanded == 0)):
+                    return "max_seconds", bound
+                entry = heapq.heappop(self.heap)
+                self.expanding_bound = -entry[0]
+                try:
+                    self.expand(*self.queued_node(entry))
+                except BaseException:
+                    # Interrupted (Ctrl-C, a kernel interrupt) or failed mid-expansion: the
+                    # node goes back, so that the queue still covers every subset the
+                    # incumbent has not beaten and a resumed search certifies nothing it has
+                    # not searched (children already queued only repeat part of its subtree).
+                    heapq.heappush(self.heap, entry)
+                    raise
+                expanded += 1
+        finally:
+            self.interrupt_at, self.expanding_bound = None, np.inf
         self.heap.clear()
         return "completed", self.threshold()
+
+    def interrupted(self) -> bool:
+        """True once the deadline of the running :meth:`advance` has passed (never for
+        slices that must make progress); an expansion then queues what it has not split
+        as one node and returns."""
+        return self.interrupt_at is not None and time.perf_counter() > self.interrupt_at
 
 
     def expand(self, F_mask: np.ndarray, T_mask: np.ndarray, own: bool = False) -> None:

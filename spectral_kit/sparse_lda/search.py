@@ -20,6 +20,7 @@ from ._numerics import (
     subset_value,
 )
 from .branching import _Branching
+from .driver import _Driver
 from .finishes import _DirectFinishes
 from .node_bounds import _NodeBounds
 from .nodes import _NodeKernels
@@ -121,6 +122,15 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
         u = free[np.argsort(-R[free], kind="stable")]
         depth = int(T_mask.size - T.size) + int(in_F.sum())
         for i in range(r + 1):
+            if i and self.interrupted():
+                # the children not yet queued are the supports that keep u_1 … u_i: one
+                # node, under the bound this node was queued with (its own is computed
+                # when it is expanded)
+                rest_F = F_mask.copy()
+                rest_F[T[u[:i]]] = True
+                _Driver.push(self, min(bound, self.expanding_bound), depth + i, rest_F,
+                             T_mask.copy())
+                return None
             if i == r:
                 self.offer(np.concatenate([T[in_F], T[u[:r]]]))
                 continue
