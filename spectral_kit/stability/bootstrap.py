@@ -798,15 +798,9 @@ def _resample_counts(
                 f"resamples must contain sample indices in [0, {n - 1}]; got values from "
                 f"{idx.min()} to {idx.max()}."
             )
-    B = idx.shape[0]
     counts = np.empty(idx.shape, order="F" if sparse else "C")
-    # One bincount per chunk of resamples (resample b's sample t is bin b·n + t): far
-    # fewer calls than one per resample, with temporaries of about a million entries.
-    step = max(1, 2**20 // n)
-    for a in range(0, B, step):
-        b = min(B, a + step)
-        flat = idx[a:b] + (n * np.arange(b - a, dtype=np.int64))[:, None]
-        counts[a:b] = np.bincount(flat.ravel(), minlength=(b - a) * n).reshape(b - a, n)
+    for b in range(idx.shape[0]):
+        counts[b] = np.bincount(idx[b], minlength=n)
     return counts
 
 
