@@ -266,3 +266,32 @@ def test_onward_down_to_one_feature_and_the_samples_to_try():
     assert value == pytest.approx(res.A[kept[0], kept[0]] / np.trace(res.A), rel=1e-12)
     assert "Lemma 1 holds nowhere, down to a single feature" in res.diagnosis
     assert f"about {1 / res.closest_gap**2:.2g}× as many" in res.diagnosis
+
+
+def _old_fallback(result, X):
+    """StableSparsePCA's fallback as it was: the best stable subspace on the path, else the
+    whole removal path followed again from the full matrix with retain ignored."""
+    from spectral_kit.stability.sbs import first_stable
+
+    if result.best is not None:
+        return result.best[0], result.best[1]
+    again = first_stable(result, X)
+    return (again.kept, again.k) if again.found else (again.kept[:1], 1)
+
+
+@pytest.mark.parametrize(("name", "X"), list(_cases()), ids=[c[0] for c in _cases()])
+def test_fallback_supports_equal_the_path_followed_again(name, X):
+    import warnings
+
+    for variant in ("pca", "lsi"):
+        data = np.abs(X) if variant == "lsi" else X
+        for retain in (0.2, 0.5, 0.9):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = StableSparsePCA(retain, variant=variant, n_resamples=100,
+                                        random_state=1, progress=False).fit(data)
+            if model.found_:
+                continue
+            kept, k = _old_fallback(model.result_, data)
+            np.testing.assert_array_equal(np.flatnonzero(model.support_), kept)
+            assert model.n_components_ == k
