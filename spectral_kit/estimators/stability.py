@@ -27,10 +27,12 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     If no such submatrix exists, a :class:`UserWarning` says which criterion failed (no
     stable subspace at all, or none retaining ``retain``), at which retention, and what to
-    try (``result_.diagnosis``); the transformer then falls back to the stable subspace of
-    the greatest retention met along the removal path; when no subspace on the path is
-    stable, to the first stable one further down the path, or to the single feature left at
-    its end (a one-dimensional space is trivially invariant).
+    try (``diagnosis_``: e.g. the ``retain`` that finds the first stable subspace further
+    down the path); the transformer then falls back to the stable subspace of the greatest
+    retention met along the removal path; when no subspace on the path is stable, to the
+    first stable one further down the path (``result_.onward``, found by going on from
+    where the path stopped), or to the single feature left at its end (a one-dimensional
+    space is trivially invariant).
 
     X may be a SciPy sparse matrix (LSI on a term–document matrix, the paper's own use): it
     is never densified. The removal path is screened by bounds rather than Proposition 1
