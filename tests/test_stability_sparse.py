@@ -203,3 +203,95 @@ def test_prune_is_checked():
     A = np.eye(3)
     with pytest.raises(ValueError, match="prune must be True, False or 'rayleigh'"):
         stable_principal_submatrix(A, 0.1 * A, 0.5, prune="fast")
+
+
+def _hopeless_for_half():
+    """A clean factor behind 3 features of small variance beside 6 heavy-tailed noise
+    features that hold most of the variance: nothing is stable while the kept features hold
+    half of it; the factor's three are, further down the removal path."""
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(100, 1))
+    return np.hstack([0.4 * (z + 0.2 * rng.normal(size=(100, 3))),
+                      rng.standard_t(3, size=(100, 6))])
+
+
+@pytest.mark.parametrize("prune", [True, False, "rayleigh"])
+def test_onward_is_the_first_stable_submatrix_further_down_the_path(prune):
+    X = _hopeless_for_half()
+    res = sbs(X, "pca", 0.5, n_resamples=200, random_state=0, prune=prune, progress=False)
+    assert not res.found and res.failed == "stability" and res.stopped == "retain unreachable"
+    kept, k, value, stable = res.onward
+    # Reference: the naive loop of Algorithm 1 (every submatrix eigendecomposed) run down
+    # the whole path with a retain every stable subspace meets.
+    ref = stable_principal_submatrix(res.A, res.E, 1e-300, prune=False)
+    assert ref.found
+    np.testing.assert_array_equal(kept, ref.kept)
+    assert (k, stable) == (ref.k, ref.stable_ks)
+    assert value == pytest.approx(ref.retained, rel=1e-12)
+    # Up to the stop the path is Algorithm 1's: the continuation only adds ``onward``.
+    np.testing.assert_array_equal(res.removed, ref.removed[:res.removed.size])
+    suggest = np.floor(value * 1000) / 1000
+    assert f"retain ≤ {suggest:g} finds them" in res.diagnosis
+    assert "stability failed at retain = 0.5" in res.diagnosis
+    held = np.trace(res.A[np.ix_(res.kept, res.kept)]) / np.trace(res.A)
+    assert f"hold a = {held:.3g} < 0.5" in res.diagnosis
+    # What the diagnosis says to try works, and finds exactly that subspace.
+    retry = sbs(X, "pca", suggest, intervals=res.intervals, prune=prune, progress=False)
+    assert retry.found and retry.k == k
+    np.testing.assert_array_equal(retry.kept, kept)
+
+
+def test_estimator_names_the_failed_criterion_and_falls_back_to_onward():
+    X = _hopeless_for_half()
+    with pytest.warns(UserWarning, match=r"stability failed at retain = 0\.5.*retain ≤"):
+        model = StableSparsePCA(0.5, n_resamples=200, random_state=0).fit(X)
+    res = model.result_
+    assert not model.found_ and model.failed_ == "stability"
+    assert model.diagnosis_ == res.diagnosis
+    kept, k, value, stable = res.onward
+    np.testing.assert_array_equal(np.flatnonzero(model.support_), kept)
+    assert (model.n_components_, model.stable_ks_) == (k, stable)
+    assert model.retained_ == pytest.approx(value)
+
+
+def test_onward_down_to_one_feature_and_the_samples_to_try():
+    noise = np.random.default_rng(0).normal(size=(8, 30))
+    res = sbs(noise, "pca", 0.5, n_resamples=100, random_state=0, progress=False)
+    assert res.failed == "stability"
+    kept, k, value, stable = res.onward
+    ref = stable_principal_submatrix(res.A, res.E, 1e-300, prune=False)
+    assert not ref.found and ref.stopped == "one feature left"
+    np.testing.assert_array_equal(kept, ref.kept)
+    assert k is None and stable == ()
+    assert value == pytest.approx(res.A[kept[0], kept[0]] / np.trace(res.A), rel=1e-12)
+    assert "Lemma 1 holds nowhere, down to a single feature" in res.diagnosis
+    assert f"about {1 / res.closest_gap**2:.2g}× as many" in res.diagnosis
+
+
+def _old_fallback(result, X):
+    """StableSparsePCA's fallback as it was: the best stable subspace on the path, else the
+    whole removal path followed again from the full matrix with retain ignored."""
+    from spectral_kit.stability.sbs import first_stable
+
+    if result.best is not None:
+        return result.best[0], result.best[1]
+    again = first_stable(result, X)
+    return (again.kept, again.k) if again.found else (again.kept[:1], 1)
+
+
+@pytest.mark.parametrize(("name", "X"), list(_cases()), ids=[c[0] for c in _cases()])
+def test_fallback_supports_equal_the_path_followed_again(name, X):
+    import warnings
+
+    for variant in ("pca", "lsi"):
+        data = np.abs(X) if variant == "lsi" else X
+        for retain in (0.2, 0.5, 0.9):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = StableSparsePCA(retain, variant=variant, n_resamples=100,
+                                        random_state=1, progress=False).fit(data)
+            if model.found_:
+                continue
+            kept, k = _old_fallback(model.result_, data)
+            np.testing.assert_array_equal(np.flatnonzero(model.support_), kept)
+            assert model.n_components_ == k

@@ -27,10 +27,12 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     If no such submatrix exists, a :class:`UserWarning` says which criterion failed (no
     stable subspace at all, or none retaining ``retain``), at which retention, and what to
-    try (``result_.diagnosis``); the transformer then falls back to the stable subspace of
-    the greatest retention met along the removal path; when no subspace on the path is
-    stable, to the first stable one further down the path, or to the single feature left at
-    its end (a one-dimensional space is trivially invariant).
+    try (``diagnosis_``: e.g. the ``retain`` that finds the first stable subspace further
+    down the path); the transformer then falls back to the stable subspace of the greatest
+    retention met along the removal path; when no subspace on the path is stable, to the
+    first stable one further down the path (``result_.onward``, found by going on from
+    where the path stopped), or to the single feature left at its end (a one-dimensional
+    space is trivially invariant).
 
     X may be a SciPy sparse matrix (LSI on a term–document matrix, the paper's own use): it
     is never densified. The removal path is screened by bounds rather than Proposition 1
@@ -74,6 +76,12 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Retention measure at ``n_components_``.
     found_ : bool
         Whether Algorithm 1 met the criterion (False: the fallback above was used).
+    failed_ : str or None
+        The criterion that failed when nothing was found: ``"stability"`` (Lemma 1 held
+        nowhere on the path) or ``"retain"`` (stable subspaces exist but retain less).
+    diagnosis_ : str
+        In words: what was found, or which criterion failed at which a, and what to try
+        (e.g. the ``retain`` that finds the first stable subspace further down the path).
     mean_ : ndarray of shape (``n_features_in_``,)
         Training means (PCA) or zeros (LSI).
     scale_ : ndarray of shape (``n_features_in_``,)
@@ -135,6 +143,8 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             max_seconds=self.max_seconds,
         )
         self.found_ = result.found
+        self.failed_ = result.failed
+        self.diagnosis_ = result.diagnosis
         if result.found:
             kept, k, stable, retained = result.kept, result.k, result.stable_ks, result.retained
         else:
@@ -179,10 +189,17 @@ def _fallback(result: SbSResult, X: object) -> tuple[np.ndarray, int, tuple[int,
     if result.best is not None:
         kept, k, value, stable = result.best
         return kept, k, stable, value
-    onward = first_stable(result, X)
-    if onward.found:
-        return onward.kept, int(onward.k), onward.stable_ks, float(onward.retained)
-    last = onward.kept[:1]
-    value = float(result.A[last[0], last[0]]) / result.total
-    value = np.sqrt(max(value, 0.0)) if result.criterion == "frobenius" else value
-    return last, 1, (), value
+    onward = result.onward
+    if onward is None and result.stopped != "one feature left":
+        # A result computed without the continuation: follow the path again.
+        further = first_stable(result, X)
+        onward = (further.kept, further.k, further.retained, further.stable_ks)
+    if onward is None or onward[1] is None:
+        # Lemma 1 holds nowhere down to the last feature: a one-dimensional space is
+        # trivially invariant.
+        last = (result.kept if onward is None else onward[0])[:1]
+        value = float(result.A[last[0], last[0]]) / result.total
+        value = np.sqrt(max(value, 0.0)) if result.criterion == "frobenius" else value
+        return last, 1, (), value
+    kept, k, value, stable = onward
+    return kept, int(k), stable, float(value)

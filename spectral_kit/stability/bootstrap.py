@@ -841,12 +841,19 @@ def _block_statistics(
     pairs: dict[str, Any] = {"r": r, "c": c}
     if data.sparse:
         pairs.update(C_r=data.column_sums[:, r], C_c=data.column_sums[:, c])
+        if data.cosine:
+            pairs.update(N_r=mom.N[r], N_c=mom.N[c], i_r=mom.i[r], i_c=mom.i[c])
+        else:
+            pairs.update(mu_r=data.mean[r], mu_c=data.mean[c])
     else:
-        pairs.update(f_r=data.scale[r], f_c=data.scale[c])
-    if data.cosine:
-        pairs.update(N_r=mom.N[r], N_c=mom.N[c], i_r=mom.i[r], i_c=mom.i[c])
-    else:
-        pairs.update(mu_r=data.mean[r], mu_c=data.mean[c])
+        # The dense kernel computes each side's terms once per feature of the block.
+        feats = np.union1d(r, c)
+        pairs.update(feats=feats, pr=np.searchsorted(feats, r), pc=np.searchsorted(feats, c),
+                     f=data.scale[feats])
+        if data.cosine:
+            pairs.update(N=mom.N[feats], i=mom.i[feats], i_r=mom.i[r])
+        else:
+            pairs.update(mu=data.mean[feats])
     S, values, sums = data.samples.reduce(pair_sums, W, pairs=pairs, cosine=data.cosine, n=n,
                                           whole=data.samples.blocks == 1)
     S, sums = to_host(S), to_host(sums)
@@ -1017,8 +1024,8 @@ def _working_bytes(n: int, p: int, B: int, block_bytes: float, data: _Data,
                    outputs: float) -> float:
     """Peak memory of the three phases, whichever is largest: drawing the counts (the
     indices beside them), the per-feature moments (with their temporaries), and the blocks
-    of pairs (counts, resampled sums, the results and one block; for sparse X also the
-    co-occurrence pattern of the features)."""
+    of pairs (counts, resampled sums, the results and one block with its features' terms;
+    for sparse X also the co-occurrence pattern of the features)."""
     counts = 8.0 * B * n
     moments = 8.0 * B * p
     draw = 2 * counts
@@ -1026,7 +1033,10 @@ def _working_bytes(n: int, p: int, B: int, block_bytes: float, data: _Data,
         pattern = 24.0 * _gram_nnz(data.samples.X)
         return max(draw, 2 * counts + 2 * moments + pattern + outputs + block_bytes)
     first = counts + moments * (2 if data.cosine else 1) + 16.0 * data.rows * p
-    return max(draw, first, counts + moments + outputs + block_bytes)
+    # beside a block, the per-feature terms of its sides (pair_sums): the scaled columns,
+    # and for the cosine their Δ and ℓ
+    per_feature = 8.0 * data.rows * p * (3 if data.cosine else 1)
+    return max(draw, first, counts + moments + outputs + block_bytes + per_feature)
 
 
 def _gram_nnz(X: Any) -> float:

@@ -88,7 +88,10 @@ def pair_sums(Xb: Any, Wb: Any, *, pairs: dict, cosine: bool, n: int,
 
     ``pairs`` holds the pairs' indices and the per-feature quantities of each side (``_r``,
     ``_c``): scale factors ``f`` and means ``mu`` (covariance), squared norms ``N`` and
-    inverse norms ``i`` (cosine). ``sums`` holds the power sums of the jackknife terms:
+    inverse norms ``i`` (cosine); for a dense X also the block's features ``feats`` (sorted),
+    the position of each side in them (``pr``, ``pc``) and the same quantities per feature
+    (``f``, ``mu``, ``N``, ``i``), so that the terms of one side are computed once per
+    feature rather than once per pair. ``sums`` holds the power sums of the jackknife terms:
     ``(Σe, Σe², Σe³)``, or for the cosine of a block that is not the whole sample the nine
     ``Σ u^a v^b`` (module notes). With ``whole=True`` (the block holds every sample) the
     terms are centred exactly first, so that ``Σe = 0``.
@@ -98,10 +101,13 @@ def pair_sums(Xb: Any, Wb: Any, *, pairs: dict, cosine: bool, n: int,
     xp = namespace_of(Xb)
     P = {k: _on(xp, v, Wb) for k, v in pairs.items()}
     X = xp.asarray(Xb, dtype=xp.float64)
-    Xr = xp.take(X, P["r"], axis=1) * P["f_r"]
-    Xc = xp.take(X, P["c"], axis=1) * P["f_c"]
+    # Every per-sample term of a side of a pair depends on its feature alone: computed once
+    # per feature of the block (n × features), then gathered for the pairs (n × pairs).
+    Xf = xp.take(X, P["feats"], axis=1) * P["f"]
     if not cosine:
-        Xr, Xc = _minus(xp, Xr, P["mu_r"]), _minus(xp, Xc, P["mu_c"])
+        Xf = _minus(xp, Xf, P["mu"])
+    Xr = xp.take(Xf, P["pr"], axis=1)
+    Xc = xp.take(Xf, P["pc"], axis=1)
     Z = Xr * Xc
     # (W Z) as the transpose of ZᵀWᵀ: each pair's B values lie together, for the sort.
     S, Sb = xp.sum(Z, axis=0), (Z.T @ Wb.T).T
@@ -112,9 +118,11 @@ def pair_sums(Xb: Any, Wb: Any, *, pairs: dict, cosine: bool, n: int,
         if whole:
             Z = _minus(xp, Z, S / n)
         return S, Sb, _scaled(_power_sums(xp, Z, whole), n / (n - 1))
-    dr, lr = _delta(xp, Xr, P["N_r"], P["i_r"])
-    dc, lc = _delta(xp, Xc, P["N_c"], P["i_c"])
     del Xr, Xc
+    Df, Lf = _delta(xp, Xf, P["N"], P["i"])
+    dr, lr = xp.take(Df, P["pr"], axis=1), xp.take(Lf, P["pr"], axis=1)
+    dc, lc = xp.take(Df, P["pc"], axis=1), xp.take(Lf, P["pc"], axis=1)
+    del Df, Lf, Xf
     u = _plus(xp, _times(xp, dr, lc), _times(xp, dc, P["i_r"]))  # ℓ_r ℓ_c − i_r i_c
     v = _times(xp, _times(xp, Z, lr), lc)  # Zₜ ℓ_r ℓ_c
     del dc, lr, lc, Z

@@ -152,8 +152,14 @@ def _check_prune(prune: object) -> bool | str:
 def _run(A: np.ndarray, E: np.ndarray, retain: float, criterion: str, total: float,
          prune: bool | str, full_trajectory: bool, *,
          gram: Callable[[np.ndarray], np.ndarray] | None = None, n_samples: int | None = None,
-         tick: Callable[[], None] | None = None) -> SbSResult:
-    """Algorithm 1 on validated A, E; the result carries its diagnosis."""
+         tick: Callable[[], None] | None = None, onward: bool = True) -> SbSResult:
+    """Algorithm 1 on validated A, E; the result carries its diagnosis.
+
+    With ``onward``, a path that stops (retain out of reach) before Lemma 1 held anywhere
+    also reports the first stable submatrix further down it (``SbSResult.onward``): the
+    screened path goes on from where it stopped; the other paths ask the screened path,
+    which visits the same submatrices, from the start.
+    """
     A, E = _symmetric(A), _symmetric(E)
     # Algorithm 1 is invariant to a common scale of A, E and the total: it runs on them
     # divided by a power of two (exact), so that no eigenvalue, norm or sum over- or
@@ -163,9 +169,16 @@ def _run(A: np.ndarray, E: np.ndarray, retain: float, criterion: str, total: flo
     if prune == "rayleigh":
         scaled_gram = None if gram is None else (lambda idx: np.ldexp(gram(idx), -e))
         result = screened_path(As, Es, retain, criterion, ts, full_trajectory=full_trajectory,
-                               gram=scaled_gram, n_samples=n_samples, tick=tick)
+                               gram=scaled_gram, n_samples=n_samples, tick=tick,
+                               onward=onward)
     else:
         result = _algorithm1(As, Es, retain, criterion, ts, prune, full_trajectory)
+        if onward and result.stopped == "retain unreachable" and not any(
+                step.stable_ks for step in result.trajectory):
+            scaled_gram = None if gram is None else (lambda idx: np.ldexp(gram(idx), -e))
+            further = screened_path(As, Es, retain, criterion, ts, gram=scaled_gram,
+                                    n_samples=n_samples, onward=True)
+            result = replace(result, onward=further.onward)
     steps = tuple(
         replace(step,
                 eigenvalues=None if step.eigenvalues is None else unscale(
@@ -190,13 +203,16 @@ def _diagnosed(result: SbSResult) -> SbSResult:
     """The result with ``best``, ``closest_gap``, ``failed`` and ``diagnosis`` filled in."""
     best = None
     closest = result.closest_gap or 0.0
+    closest_at: int | None = None
     removed_so_far = 0
     p = result.A.shape[0]
     for step in result.trajectory:
         if step.removed_feature is not None:
             removed_so_far += 1
         if step.eigenvalues is not None and step.threshold and step.n_features > 1:
-            closest = max(closest, float(np.max(-np.diff(step.eigenvalues))) / step.threshold)
+            ratio = float(np.max(-np.diff(step.eigenvalues))) / step.threshold
+            if ratio >= closest:
+                closest, closest_at = max(closest, ratio), step.n_features
         for k in step.stable_ks:
             value = float(step.retained[k - 1])
             if best is None or value > best[2]:
@@ -209,14 +225,7 @@ def _diagnosed(result: SbSResult) -> SbSResult:
         return replace(result, best=(result.kept, result.k, result.retained, result.stable_ks),
                        closest_gap=closest, diagnosis=text)
     if best is None:
-        text = (
-            f"Nothing found: stability failed -- Lemma 1 held at no submatrix on the removal "
-            f"path (the largest eigengap of A′ reached {closest:.2g} × 4·λ₁(E′), and must "
-            f"exceed 1 ×) before it ended ({result.stopped}). The bootstrap intervals are too "
-            "wide next to the eigengaps: use more samples, a lower confidence (e.g. 0.8) or "
-            "the percentile method, fewer (better estimated) features, or do without PCA/LSI "
-            "on these data."
-        )
+        text = _stability_failed(result, closest, closest_at)
         return replace(result, failed="stability", closest_gap=closest, diagnosis=text)
     kept, k, value, _ = best
     suggest = np.floor(value * 1000) / 1000
@@ -228,6 +237,47 @@ def _diagnosed(result: SbSResult) -> SbSResult:
         "be stable)."
     )
     return replace(result, failed="retain", best=best, closest_gap=closest, diagnosis=text)
+
+
+def _stability_failed(result: SbSResult, closest: float, closest_at: int | None) -> str:
+    """Why nothing was found when Lemma 1 held nowhere, at which a, and what to try."""
+    p, a = result.A.shape[0], result.retain
+    left = result.kept.size
+    held = _trace_fraction(result, result.kept)
+    if result.stopped == "retain unreachable":
+        end = (f"the {left} of {p} features left hold a = {held:.3g} < {a:g} even with every "
+               "eigenvector")
+    else:
+        end = f"{result.stopped}, a = {held:.3g}"
+    where = "" if closest_at is None else f" at {closest_at} features"
+    text = (
+        f"Nothing found: stability failed at retain = {a:g} -- Lemma 1 held at no submatrix "
+        f"on the removal path before it ended ({end}); the largest eigengap of A′ reached "
+        f"{closest:.2g} × 4·λ₁(E′){where}, and must exceed 1 ×."
+    )
+    if result.onward is not None:
+        kept, k, value, _ = result.onward
+        if k is not None:
+            suggest = np.floor(value * 1000) / 1000
+            text += (f" Further down the path, k = {k} eigenvector(s) of {kept.size} features "
+                     f"are stable and retain a = {value:.3g}: retain ≤ {suggest:g} finds them.")
+        else:
+            text += " Further down the path Lemma 1 holds nowhere, down to a single feature."
+    more = ""
+    if 0 < closest < 1:
+        # Bootstrap interval widths, hence E, shrink about like 1/√n.
+        more = f" (about {1 / closest**2:.2g}× as many: interval widths shrink like 1/√n)"
+    return text + (
+        " The bootstrap intervals are too wide next to the eigengaps: use more samples"
+        f"{more}, a lower confidence (e.g. 0.8) or the percentile method, fewer (better "
+        "estimated) features, or do without PCA/LSI on these data."
+    )
+
+
+def _trace_fraction(result: SbSResult, kept: np.ndarray) -> float:
+    """The termination measure of all eigenvectors of ``A[kept][:, kept]``: its trace."""
+    value = float(np.diagonal(result.A)[kept].sum()) / result.total
+    return float(np.sqrt(max(value, 0.0))) if result.criterion == "frobenius" else value
 
 
 def _algorithm1(A: np.ndarray, E: np.ndarray, retain: float, criterion: str, total: float,
@@ -461,7 +511,7 @@ def first_stable(result: SbSResult, X: object = None) -> SbSResult:
     gram, n = _gram(X, statistic) if X is not None else (None, None)
     tiny = float(np.finfo(float).tiny)
     return _run(result.A, result.E, tiny, result.criterion, result.total, "rayleigh", False,
-                gram=gram, n_samples=n)
+                gram=gram, n_samples=n, onward=False)
 
 
 def _gram(X: object, statistic: str) -> tuple[Callable | None, int | None]:

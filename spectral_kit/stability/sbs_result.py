@@ -121,6 +121,12 @@ class SbSResult:
         The stable subspace of greatest retention on the path, ``(kept, k, retained,
         stable_ks)``, whether or not it meets ``retain``; None when Lemma 1 held nowhere on
         the path.
+    onward : tuple or None
+        When the path stopped (``retain`` out of reach) before Lemma 1 held anywhere: the
+        first submatrix further down the same removal path with a stable top-k space,
+        ``(kept, k, retained, stable_ks)`` with the smallest stable k -- what a ``retain`` of
+        at most ``retained`` finds -- or ``(kept, None, retained, ())`` with the single
+        feature left at the path's end when Lemma 1 holds nowhere. None otherwise.
     closest_gap : float or None
         The largest ratio ``(λ_k − λ_{k+1}) / (4·λ₁(E′))`` met on the path (Lemma 1 needs
         more than 1): how far the data were from stability.
@@ -164,6 +170,7 @@ class SbSResult:
     best: tuple[np.ndarray, int, float, tuple[int, ...]] | None = None
     closest_gap: float | None = None
     diagnosis: str = ""
+    onward: tuple[np.ndarray, int | None, float | None, tuple[int, ...]] | None = None
 
     @property
     def n_removed(self) -> int:

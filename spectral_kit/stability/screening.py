@@ -27,6 +27,7 @@ differs.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import scipy.linalg
@@ -36,6 +37,8 @@ from .interlacing import lemma1_stable_ks
 from .sbs_result import SbSResult, SbSStep, retained_fraction
 
 __all__ = ["screened_path"]
+
+_TINY = float(np.finfo(float).tiny)
 
 
 def screened_path(
@@ -49,11 +52,18 @@ def screened_path(
     gram: Callable[[np.ndarray], np.ndarray] | None = None,
     n_samples: int | None = None,
     tick: Callable[[], None] | None = None,
+    onward: bool = False,
 ) -> SbSResult:
     """Algorithm 1 on symmetric A, E (of a moderate scale), screened (module notes).
 
     Parameters
     ----------
+    onward : bool
+        When the path stops because ``retain`` is out of reach before Lemma 1 held anywhere,
+        go on down the same path (retain ignored) to the first submatrix with a stable k and
+        record it as the result's ``onward`` -- what a smaller ``retain`` would find. The
+        removals, the trajectory and the outcome are those of Algorithm 1 up to the stop;
+        the continuation only adds ``onward``.
     gram : callable, optional
         ``gram(idx)`` returns an ``n_samples × n_samples`` matrix whose eigenvalues are the
         non-zero eigenvalues of ``A[idx][:, idx]`` (the Gram matrix ``F_S F_Sᵀ`` of a factor
@@ -79,6 +89,8 @@ def screened_path(
 
     lam_full = spectrum(np.arange(p))
     psd = bool(np.all(diag >= 0)) and lam_full[-1] >= -1e-10 * max(abs(total), 1e-300)
+    # The first step is the full matrix: its spectrum is the one just computed.
+    lam_first: np.ndarray | None = lam_full
 
     def retained_best(t: float) -> float:
         best = t / total
@@ -90,9 +102,20 @@ def screened_path(
     since = 0
     removed_feature: int | None = None
     closest = 0.0
+    seen_stable = False
+    # Set when retain was out of reach before Lemma 1 held anywhere and ``onward`` asks to
+    # go on: the result of Algorithm 1, to be returned with the first stable submatrix below.
+    stopped_at: SbSResult | None = None
 
     def finish(found: bool, stopped: str, k: int | None = None, frac: float | None = None,
                stable: tuple[int, ...] = ()) -> SbSResult:
+        if stopped_at is not None:
+            # Further down the path: the first stable submatrix (or the last feature).
+            kept_now = np.flatnonzero(kept)
+            if not found:
+                value = retained_best(float(diag[kept_now].sum()))
+                return replace(stopped_at, onward=(kept_now, None, value, ()))
+            return replace(stopped_at, onward=(kept_now, k, frac, stable))
         return SbSResult(
             found, np.flatnonzero(kept), np.array(removed, dtype=np.intp), stable, k, frac,
             stopped, tuple(steps), n_eig, n_ruled, retain, criterion, total, A, E,
@@ -111,14 +134,17 @@ def screened_path(
             decided = spans.size == 0 or float(spans.max()) <= 4 * rayleigh
         lam_A = None
         stable: tuple[int, ...] = ()
+        if m < p:
+            lam_first = None
         if not decided:
-            lam_A = spectrum(idx)
+            lam_A = spectrum(idx) if lam_first is None else lam_first
             lam_ref, since = lam_A, 0
             decided = m > 1 and float(np.max(lam_A[:-1] - lam_A[1:])) <= 4 * rayleigh
         if decided:
             n_ruled += 1
-            steps.append(_ruled_out_step(A, E, idx, removed_feature, lam_A, total, criterion,
-                                         full_trajectory))
+            if stopped_at is None:
+                steps.append(_ruled_out_step(A, E, idx, removed_feature, lam_A, total,
+                                             criterion, full_trajectory))
         else:
             sub = E if m == p else E[np.ix_(idx, idx)]
             pair = leading_eigenvector(sub, v0=vk if norm2 > 0 else None, random_state=0)
@@ -132,16 +158,23 @@ def screened_path(
             fractions = retained_fraction(lam_A, total, criterion)
             if m > 1 and lam1 > 0:
                 closest = max(closest, float(np.max(lam_A[:-1] - lam_A[1:])) / (4 * lam1))
-            steps.append(SbSStep(m, removed_feature, lam_A, 4 * lam1, stable, fractions,
-                                 False, True))
-            meeting = [k for k in stable if fractions[k - 1] >= retain]
+            if stopped_at is None:
+                steps.append(SbSStep(m, removed_feature, lam_A, 4 * lam1, stable, fractions,
+                                     False, True))
+            seen_stable = seen_stable or bool(stable)
+            # Past the stop, any stable k (first_stable's tiny retain in sbs).
+            floor = retain if stopped_at is None else _TINY
+            meeting = [k for k in stable if fractions[k - 1] >= floor]
             if meeting:
                 return finish(True, "criteria met", meeting[0],
                               float(fractions[meeting[0] - 1]), stable)
         if m == 1:
             return finish(False, "one feature left", stable=stable)
-        if psd and retained_best(trace) < retain:
-            return finish(False, "retain unreachable", stable=stable)
+        if stopped_at is None and psd and retained_best(trace) < retain:
+            result = finish(False, "retain unreachable", stable=stable)
+            if not onward or seen_stable:
+                return result
+            stopped_at = result
         worst = int(np.argmax(np.where(kept, row_sq, -np.inf)))
         kept[worst] = False
         removed.append(worst)
