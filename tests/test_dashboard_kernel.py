@@ -1,7 +1,10 @@
-"""The dashboard's kernel stays small once its explorers are refined: what a card keeps
-between slider moves is bounded, and the pictures are those of the stand-alone explorers."""
+"""The dashboard's kernel: small once its explorers are refined (what a card keeps between
+slider moves is bounded, the pictures those of the stand-alone explorers), and quick to
+answer a slider while other cards are still refining."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -28,3 +31,61 @@ def test_the_positivity_card_caches_no_eigendecompositions_and_draws_the_same_cu
     finally:
         on_card.close()
         alone.close()
+
+
+class _Loop:
+    """Stands in for the kernel's IO loop: callbacks and timers are queued, run by hand."""
+
+    def __init__(self):
+        self.soon, self.later, self.delays = [], [], []
+
+    def add_callback(self, callback):
+        self.soon.append(callback)
+
+    def call_later(self, delay, callback):
+        self.later.append((delay, callback))
+        self.delays.append(delay)
+
+    def turn(self) -> None:
+        """Run what is due: the callbacks, else the earliest timer."""
+        if self.soon:
+            self.soon.pop(0)()
+        elif self.later:
+            self.later.pop(0)[1]()
+
+
+def test_refinement_steps_take_turns_one_at_a_time_and_a_moved_card_goes_first(monkeypatch):
+    """In a kernel, the explorers' refinement steps run one per turn of the loop, in turn,
+    with a gap between two in which slider messages get through; a card whose slider just
+    moved refines first."""
+    from spectral_kit.widgets import base
+
+    loop = _Loop()
+    monkeypatch.setattr(base, "_kernel_loop", lambda: loop)
+    explorers = {name: PositivityExplorer(n=150, trials=1000, random_state=seed)
+                 for seed, name in enumerate("ab")}
+    steps: list[str] = []
+    for name, explorer in explorers.items():
+        step = explorer._step
+        explorer._step = lambda *a, _name=name, _step=step, **k: (steps.append(_name),
+                                                                   _step(*a, **k))[1]
+    try:
+        for _ in range(40):
+            loop.turn()
+            # never more than one step waiting to run
+            queued = loop.soon + [c for _, c in loop.later]
+            stepping = [c for c in queued if c == base._REFINEMENTS.run
+                        or getattr(c, "__name__", "") in ("_step", "<lambda>")]
+            assert len(stepping) <= 1, queued
+        assert len(steps) >= 10
+        assert all(x != y for x, y in itertools.pairwise(steps)), steps  # a, b, a, b, ...
+        # each step after another waits for the gap
+        assert len(loop.delays) >= len(steps) - 2 and set(loop.delays) == {base.STEP_GAP}
+        explorers["b"].update(mu=0.4)
+        steps.clear()
+        while not steps:
+            loop.turn()
+        assert steps == ["b"]
+    finally:
+        for explorer in explorers.values():
+            explorer.close()

@@ -27,7 +27,10 @@ DASHBOARD = NOTEBOOKS / "dashboard.ipynb"
 VISITS = 10
 #: A dashboard kernel with all five explorers drawn (a Binder session has 1–2 GB).
 KERNEL_MB = 250
-KERNEL_REFINED_MB = 330
+KERNEL_REFINED_MB = 250
+#: Seconds from a key press on a card's first slider to its canvas painted anew, on the
+#: first visits (cold kernel, other cards possibly still refining).
+FIRST_MOVE_S = 1.0
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +68,12 @@ def test_every_visit_under_load_shows_the_dashboard(browser, voila_server):
             page.close(run_before_unload=True)
             context.close()
     assert not problems, "\n".join(problems)
+    slow = [(number, card, round(s, 2)) for number, v in enumerate(visits, 1)
+            for card, s in enumerate(v.moves, 1) if s >= FIRST_MOVE_S]
+    assert not slow, f"first slider moves of {FIRST_MOVE_S} s or more (visit, card, s): {slow}"
     sizes = sorted(mb for v in visits for mb in v.rss_mb)
-    # A visit whose explorers have finished every refinement step before the measurement
-    # holds their caches too (about 300 MB); the goal is for the kernel as the cards are drawn.
+    # Also once every explorer has finished refining: what a card keeps between moves is
+    # bounded (a fully refined visit held 294 MB while the positivity card cached 64 MiB).
     assert sizes and sizes[len(sizes) // 2] <= KERNEL_MB, (
         f"a dashboard kernel holds {sizes[len(sizes) // 2]:.0f} MB (median of the visits) with "
         f"its five explorers drawn (at most {KERNEL_MB} MB)")
