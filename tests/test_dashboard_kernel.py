@@ -89,3 +89,45 @@ def test_refinement_steps_take_turns_one_at_a_time_and_a_moved_card_goes_first(m
     finally:
         for explorer in explorers.values():
             explorer.close()
+
+
+_IMPORTS_WHILE_THE_PAGE_LOADS = r"""
+import sys
+from spectral_kit.widgets import dashboard
+
+class Loop:
+    def __init__(self):
+        self.soon, self.later = [], []
+    def add_callback(self, callback, *args):
+        self.soon.append((callback, args))
+    def call_later(self, delay, callback, *args):
+        self.later.append((delay, callback))
+
+loop = Loop()
+dashboard._kernel_loop = lambda: loop
+modules = ["spectral_kit.widgets." + m for m in
+           ("positivity", "sparsity_gap", "interlacing", "detectability", "stability")]
+board = dashboard.Dashboard(lazy=True)
+assert not any(m in sys.modules for m in modules), "imported in the cell already"
+turns = 0
+while loop.soon:
+    callback, args = loop.soon.pop(0)
+    callback(*args)
+    turns += 1
+missing = [m for m in modules if m not in sys.modules]
+assert not missing, missing
+assert board.explorers == {} and turns == len(modules) + 1, (board.explorers, turns)
+assert [d for d, _ in loop.later] == [dashboard.VIEW_WAIT]
+print("ok")
+"""
+
+
+def test_a_shown_dashboard_imports_its_explorers_modules_while_the_page_loads():
+    """The cell that shows the dashboard imports no explorer module; the kernel's loop then
+    imports one per turn, building nothing, so the first card's build does not pay for them."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _IMPORTS_WHILE_THE_PAGE_LOADS],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
