@@ -180,6 +180,8 @@ class Server:
     log: Path
     home: Path
     root: Path | None = None
+    #: Kernels :meth:`shutdown_kernels` shut down (a late socket to one is not the kit's error).
+    shut_down: set[str] = field(default_factory=set)
 
     def log_text(self, start: int = 0) -> str:
         return self.log.read_bytes()[start:].decode("utf-8", "replace")
@@ -199,6 +201,9 @@ class Server:
         except (OSError, ValueError):
             return
         for session in sessions:
+            kernel = session.get("kernel") or {}
+            if kernel.get("id"):
+                self.shut_down.add(kernel["id"])
             request = urllib.request.Request(f"{self.url}/api/sessions/{session['id']}",
                                              method="DELETE")
             with contextlib.suppress(OSError):
@@ -664,14 +669,37 @@ def _kernel_list_race(block: str) -> bool:
         bool(re.match(r"\[E [^\]]*\] \{", block)) and '"Host"' in block)
 
 
+def _shut_down_kernel_socket(block: str, shut_down: set[str]) -> str | None:
+    """The id of a kernel this harness shut down (:meth:`Server.shutdown_kernels`, after an
+    earlier check) if ``block`` is the server's refusal of a websocket to it: the server
+    waits a minute for that kernel to come alive, then logs the timeout, the request's
+    headers and the 500 line as three blocks (no student's kernel is involved)."""
+    found = re.search(r"/api/kernels/([0-9a-f-]{36})/channels", block)
+    if found and found.group(1) in shut_down and (
+            "Kernel never reached an 'alive' state" in block
+            or re.search(r"\b500 GET /api/kernels/[0-9a-f-]{36}/channels", block)):
+        return found.group(1)
+    return None
+
+
 def check_server_log(server: Server, start: int, findings: Findings) -> bool:
     """Tracebacks the kernel or server printed while the page was checked (an exception in a
     widget callback that never reaches the page ends up there); whether the log shows the
     server's kernel-list race (:func:`_kernel_list_race`), which is recorded as ignored."""
     text = server.log_text(start)
     race = False
+    refused = None
     for block in re.split(r"\n(?=\[[A-Z] |\[IPKernelApp\])", text):
         if "Traceback (most recent call last)" in block or re.match(r"\[E ", block):
+            kernel = _shut_down_kernel_socket(block, server.shut_down)
+            headers = bool(re.match(r"\[E [^\]]*\] \{", block)) and '"Host"' in block
+            if kernel or (refused and headers):
+                refused = kernel or refused
+                findings.ignored_console.append(
+                    f"{server.kind} log (a socket to kernel {refused}, shut down by the "
+                    f"harness after an earlier check): {block.strip().splitlines()[0][:200]}")
+                continue
+            refused = None
             if _kernel_list_race(block) and (race or "Traceback" in block):
                 race = True
                 findings.ignored_console.append(

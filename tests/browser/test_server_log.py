@@ -1,5 +1,6 @@
 """The server-log check fails on the kit's tracebacks and lets through only jupyter_server's
-own kernel-list race, whose three log blocks and the browser's 500 it records as ignored."""
+own kernel-list race, whose three log blocks and the browser's 500 it records as ignored, and
+the server's refusal of a late socket to a kernel the harness itself shut down."""
 
 from __future__ import annotations
 
@@ -82,3 +83,33 @@ def test_the_browsers_500_is_ignored_only_with_the_race():
     record_console(without, console, race=False)
     assert with_race.console == console.problems[1:] and len(with_race.ignored_console) == 1
     assert without.console == console.problems
+
+
+LATE_SOCKET = """\
+[E 2026-11-29 07:53:31.737 ServerApp] Uncaught exception GET /api/kernels/9004d1c5-4af5-485a-bf20-53cfac37d4ae/channels?session_id=e88d (127.0.0.1)
+    HTTPServerRequest(protocol='http', host='127.0.0.1:45073', method='GET', uri='/api/kernels/9004d1c5-4af5-485a-bf20-53cfac37d4ae/channels?session_id=e88d', version='HTTP/1.1', remote_ip='127.0.0.1')
+    Traceback (most recent call last):
+      File "jupyter_server/services/kernels/connection/channels.py", line 351, in prepare
+        raise TimeoutError(msg)
+    TimeoutError: Kernel never reached an 'alive' state.
+[E 2026-11-29 07:53:31.828 ServerApp] {
+      "Host": "127.0.0.1:45073",
+      "User-Agent": "Mozilla/5.0 (X11; Linux x86_64)"
+    }
+[E 2026-11-29 07:53:31.829 ServerApp] 500 GET /api/kernels/9004d1c5-4af5-485a-bf20-53cfac37d4ae/channels?session_id=e88d (u@127.0.0.1) 61471.04ms referer=None
+"""
+
+
+def test_a_late_socket_to_a_kernel_the_harness_shut_down_is_recorded_as_ignored(tmp_path):
+    server = _server(tmp_path, LATE_SOCKET + KIT_ERROR)
+    server.shut_down.add("9004d1c5-4af5-485a-bf20-53cfac37d4ae")
+    findings = Findings("late socket")
+    check_server_log(server, 0, findings)
+    assert len(findings.ignored_console) == 3
+    assert len(findings.server) == 1 and "deliberately broken update" in findings.server[0]
+
+
+def test_the_same_refusal_for_a_kernel_still_in_use_fails(tmp_path):
+    findings = Findings("a student's kernel")
+    check_server_log(_server(tmp_path, LATE_SOCKET), 0, findings)
+    assert len(findings.server) == 3 and findings.ignored_console == []
