@@ -4,7 +4,6 @@ for Voilà or a notebook."""
 from __future__ import annotations
 
 import base64
-import contextlib
 import html
 import io
 import os
@@ -81,23 +80,7 @@ def _explorer_for(card: Card) -> Explorer:
     # kernel never loads what no card needs.
     from .. import widgets as kit_widgets
 
-    explorer = getattr(kit_widgets, card.explorer)()
-    sampler = getattr(explorer, "sampler", None)
-    if card.explorer == "PositivityExplorer" and sampler is not None:
-        from ..theory import PositivitySampler
-
-        # The sampler's cache of eigendecompositions (64 MiB) makes a μ or σ move cheap only
-        # when every block of the curve fits in it; at the card's 200 trials the curve's
-        # blocks take about 83 MB, each sweep evicts what the next one needs, and a fully
-        # refined card held 64 MiB more for moves no faster (1.5-1.6 s to refine after a
-        # move with or without it). The same matrices (same seed) without the cache.
-        explorer.sampler = PositivitySampler(sampler.seed, cache_bytes=POSITIVITY_CACHE)
-    return explorer
-
-
-#: Bytes of eigendecompositions the dashboard's positivity card may cache (none: see
-#: :func:`_explorer_for`).
-POSITIVITY_CACHE = 0
+    return getattr(kit_widgets, card.explorer)()
 
 
 #: Where the kit's notebooks are read when Voilà serves the dashboard on its own (``voila
@@ -152,16 +135,9 @@ def _link(notebook: str, text: str) -> widgets.HTML:
 
 
 #: Shown on the page when the dashboard's kernel is gone -- shut down by the server's culling,
-#: killed for memory (the server then restarts an empty kernel, which holds no explorer, or,
-#: in standalone Voilà, drops it: ``voila.json`` allows no restart), crashed -- greying the
-#: frozen sliders out under this message. Two watches, either of which suffices:
-#:
-#: * the page's own kernel connection (Voilà's ``window.jupyterapp.widgetManager.kernel``):
-#:   the server tells it at once, on the socket the widgets already use, that the kernel is
-#:   ``restarting`` or ``dead`` -- a restart that polling would miss, since the fresh kernel
-#:   reports ``idle`` again within a second;
-#: * the server's kernel list, asked every second: an unknown kernel (404, shut down or
-#:   dropped) or one restarting or dead.
+#: killed for memory (the server then restarts an empty kernel, which holds no explorer):
+#: the page asks the server for the kernel's state every second and, once the kernel is
+#: unknown, restarting or dead, greys the frozen sliders out under this message.
 KERNEL_WATCH = """<div class="spectral-kit-kernel-watch"></div>
 <script>
 (function () {
@@ -174,7 +150,6 @@ KERNEL_WATCH = """<div class="spectral-kit-kernel-watch"></div>
   var leaving = false;
   window.addEventListener('beforeunload', function () { leaving = true; });
   function gone(why) {
-    clearInterval(timer);
     if (leaving || document.querySelector('.spectral-kit-kernel-gone')) { return; }
     var banner = document.createElement('div');
     banner.className = 'spectral-kit-kernel-gone';
@@ -187,33 +162,19 @@ KERNEL_WATCH = """<div class="spectral-kit-kernel-watch"></div>
     var dash = document.querySelector('.spectral-kit-dashboard');
     if (dash) { dash.style.opacity = '0.45'; dash.style.pointerEvents = 'none'; }
   }
-  // The connection the widgets use; no second channel to the kernel, which would be sent
-  // every canvas frame of the explorers as well.
-  var watched = null;
-  function listen() {
-    var app = window.jupyterapp, manager = app && app.widgetManager;
-    var connection = manager && manager.kernel;
-    if (!connection || connection === watched || !connection.statusChanged) { return; }
-    watched = connection;
-    connection.statusChanged.connect(function (_, status) {
-      if (status === 'autorestarting' || status === 'restarting') {
-        gone('it was restarted, out of memory or crashed');
-      } else if (status === 'dead') {
-        gone('it died, out of memory or crashed');
-      }
-    });
-  }
+  // Polled rather than listened to: a second channel to the kernel would be sent every
+  // canvas frame of the explorers as well.
   var seen = false;
   var timer = setInterval(function () {
-    listen();
     fetch(base + 'api/kernels/' + kernel, {credentials: 'same-origin'}).then(function (r) {
-      if (r.status === 404) { gone('the server shut it down, or it died'); return null; }
+      if (r.status === 404) { clearInterval(timer); gone('the server shut it down'); return null; }
       return r.ok ? r.json() : null;
     }).then(function (model) {
       if (!model) { return; }
       var state = model.execution_state;
       if (state === 'idle' || state === 'busy') { seen = true; return; }
       if (seen && /start|restart|dead/.test(state)) {
+        clearInterval(timer);
         gone('it was restarted, out of memory or crashed');
       }
     }).catch(function () {});
@@ -318,11 +279,6 @@ class Dashboard:
             self.widget.observe(self._on_view, names="_view_count")
             loop = _kernel_loop()
             if loop is not None:
-                # While the page loads its scripts (2-3 s) the kernel is idle: the explorers'
-                # modules are imported meanwhile, one per turn of the loop so the page's
-                # requests for the widgets' state are answered between two, rather than
-                # when the first card is built (0.2 s of its 0.6 s).
-                loop.add_callback(self._import_next, list(self._pending))
                 # A page that never reports its view (a front end without view counts)
                 # still gets its explorers, once the page has long had the cell's widgets.
                 loop.call_later(VIEW_WAIT, self._start_building)
@@ -340,17 +296,6 @@ class Dashboard:
         while self._pending:
             self._build_one()
         return self
-
-    def _import_next(self, cards: list[Card]) -> None:
-        if self._started or not cards:
-            return  # a build imports what it needs itself
-        from .. import widgets as kit_widgets
-
-        with contextlib.suppress(Exception):  # a failure is shown by the card's build
-            getattr(kit_widgets, cards[0].explorer)
-        loop = _kernel_loop()
-        if loop is not None:
-            loop.add_callback(self._import_next, cards[1:])
 
     def _on_view(self, change: dict) -> None:
         if change["new"]:

@@ -52,34 +52,6 @@ _STATE = """() => {
 }"""
 
 
-# When each canvas was last painted and when a key was last pressed, on the page's own clock:
-# a slider move's latency is from the key press to the first paint of its explorer's canvas
-# after it (the canvas was settled before the press, so that paint is the move's answer),
-# not to when a poll of the canvas' pixels, itself a PNG encode of the bitmap, next
-# noticed it (a quarter to half a second later on a loaded machine).
-_PAINT_CLOCK = """(() => {
-    const draw = CanvasRenderingContext2D.prototype.drawImage;
-    CanvasRenderingContext2D.prototype.drawImage = function (...args) {
-        const canvas = this.canvas;
-        if (canvas) {
-            const times = canvas.__spectralKitPaints || (canvas.__spectralKitPaints = []);
-            times.push(performance.now());
-            if (times.length > 100) times.shift();
-        }
-        return draw.apply(this, args);
-    };
-    document.addEventListener('keydown', () => { window.__spectralKitKey = performance.now(); },
-                              true);
-})();"""
-
-_MOVE_LATENCY = """(div) => {
-    const canvas = div.querySelector('canvas');
-    const pressed = window.__spectralKitKey;
-    const paints = (canvas.__spectralKitPaints || []).filter((t) => t > pressed);
-    return paints.length ? (paints[0] - pressed) / 1000 : null;
-}"""
-
-
 @dataclass
 class Visit:
     """What one visit measured (seconds from the request)."""
@@ -90,8 +62,6 @@ class Visit:
     pictures: float | None = None
     all_drawn: float | None = None
     moves: list[float] = field(default_factory=list)
-    #: The same moves as a poll of the canvas' pixels first saw them (an upper bound).
-    moves_polled: list[float] = field(default_factory=list)
     rss_mb: list[float] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
@@ -100,12 +70,11 @@ class Visit:
             return "—" if x is None else f"{x:.1f} s"
 
         moves = ", ".join(f"{m:.2f}" for m in self.moves) or "—"
-        polled = ", ".join(f"{m:.2f}" for m in self.moves_polled) or "—"
         rss = ", ".join(f"{m:.0f}" for m in self.rss_mb) or "—"
         return (f"load {s(self.load)} | dashboard {s(self.shown)} | five pictures (stored "
                 f"or live) {s(self.pictures)} | first live card {s(self.first_card)} | all "
                 f"live {s(self.all_drawn)} | first moves "
-                f"[{moves}] s (polled [{polled}] s) | kernel RSS [{rss}] MB")
+                f"[{moves}] s | kernel RSS [{rss}] MB")
 
 
 def kernel_rss_mb(server: Server, exclude: set[int] = frozenset()) -> list[float]:
@@ -120,18 +89,16 @@ def kernel_rss_mb(server: Server, exclude: set[int] = frozenset()) -> list[float
 
 
 def visit(browser, server: Server, *, moves: bool = True, scale: float = 1,
-          timeout: float = RUN_TIMEOUT, path: str = "/"):
-    """Open the dashboard (``path`` on the server: standalone Voilà serves it at ``/``) in a
-    fresh browser context; returns ``(visit, context, page)``
+          timeout: float = RUN_TIMEOUT):
+    """Open the dashboard in a fresh browser context; returns ``(visit, context, page)``
     with the page still open. Problems (no dashboard, "model not found", widget errors) are
     recorded in ``visit.problems``, never retried."""
     result = Visit()
     context, page = _new_page(browser, height=1000, scale=scale)
-    page.add_init_script(_PAINT_CLOCK)
     # the kernels of earlier visits, which the culling may not have shut down yet
     earlier = set(kernel_processes(server))
     start = time.monotonic()
-    page.goto(server.url + path, timeout=timeout * 1000, wait_until="load")
+    page.goto(server.url + "/", timeout=timeout * 1000, wait_until="load")
     result.load = time.monotonic() - start
     deadline = start + timeout
     state: dict = {}
@@ -181,10 +148,7 @@ def visit(browser, server: Server, *, moves: bool = True, scale: float = 1,
             if not _wait_for_change(canvas, explorer, before):
                 result.problems.append(f"card {i + 1}: its first slider changed nothing")
                 continue
-            polled = time.monotonic() - moved_at
-            painted = canvas.evaluate(_MOVE_LATENCY)
-            result.moves_polled.append(polled)
-            result.moves.append(polled if painted is None else painted)
+            result.moves.append(time.monotonic() - moved_at)
     return result, context, page
 
 
