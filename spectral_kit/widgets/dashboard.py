@@ -80,23 +80,7 @@ def _explorer_for(card: Card) -> Explorer:
     # kernel never loads what no card needs.
     from .. import widgets as kit_widgets
 
-    explorer = getattr(kit_widgets, card.explorer)()
-    sampler = getattr(explorer, "sampler", None)
-    if card.explorer == "PositivityExplorer" and sampler is not None:
-        from ..theory import PositivitySampler
-
-        # The sampler's cache of eigendecompositions (64 MiB) makes a μ or σ move cheap only
-        # when every block of the curve fits in it; at the card's 200 trials the curve's
-        # blocks take about 83 MB, each sweep evicts what the next one needs, and a fully
-        # refined card held 64 MiB more for moves no faster (1.5-1.6 s to refine after a
-        # move with or without it). The same matrices (same seed) without the cache.
-        explorer.sampler = PositivitySampler(sampler.seed, cache_bytes=POSITIVITY_CACHE)
-    return explorer
-
-
-#: Bytes of eigendecompositions the dashboard's positivity card may cache (none: see
-#: :func:`_explorer_for`).
-POSITIVITY_CACHE = 0
+    return getattr(kit_widgets, card.explorer)()
 
 
 #: Where the kit's notebooks are read when Voilà serves the dashboard on its own (``voila
