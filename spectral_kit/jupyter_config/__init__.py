@@ -10,13 +10,7 @@ own configuration, which still wins.
   kernel's memory within 30 s, which a Binder session (1–2 GB) needs before a student's
   reload starts another kernel. A kernel with an open tab is never culled, however long the
   student reads. ``voila.json`` also turns on Voilà's progressive rendering: the page
-  shows at once and each output as it comes; and it lets standalone Voilà restart no
-  kernel (``KernelRestarter.restart_limit = 0``): a dashboard kernel killed for memory is
-  dropped rather than replaced by an empty one that holds no explorer, only memory, and
-  the page says "reload" (:data:`spectral_kit.widgets.dashboard.KERNEL_WATCH`). Under a
-  Jupyter server (``voila/render``) the server's own kernel manager, shared with
-  JupyterLab's notebooks, still restarts it; the page hears the restart on its kernel
-  connection.
+  shows at once and each output as it comes.
 * ``voila.py``: sets the ``_xsrf`` cookie on Voilà's page, so that closing the tab shuts
   its kernel down at once (:mod:`.voila_hooks`).
 * both also let a browser message reach 256 MiB (tornado's default is 10 MiB): a file upload

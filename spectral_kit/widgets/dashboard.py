@@ -135,16 +135,9 @@ def _link(notebook: str, text: str) -> widgets.HTML:
 
 
 #: Shown on the page when the dashboard's kernel is gone -- shut down by the server's culling,
-#: killed for memory (the server then restarts an empty kernel, which holds no explorer, or,
-#: in standalone Voilà, drops it: ``voila.json`` allows no restart), crashed -- greying the
-#: frozen sliders out under this message. Two watches, either of which suffices:
-#:
-#: * the page's own kernel connection (Voilà's ``window.jupyterapp.widgetManager.kernel``):
-#:   the server tells it at once, on the socket the widgets already use, that the kernel is
-#:   ``restarting`` or ``dead`` -- a restart that polling would miss, since the fresh kernel
-#:   reports ``idle`` again within a second;
-#: * the server's kernel list, asked every second: an unknown kernel (404, shut down or
-#:   dropped) or one restarting or dead.
+#: killed for memory (the server then restarts an empty kernel, which holds no explorer):
+#: the page asks the server for the kernel's state every second and, once the kernel is
+#: unknown, restarting or dead, greys the frozen sliders out under this message.
 KERNEL_WATCH = """<div class="spectral-kit-kernel-watch"></div>
 <script>
 (function () {
@@ -157,7 +150,6 @@ KERNEL_WATCH = """<div class="spectral-kit-kernel-watch"></div>
   var leaving = false;
   window.addEventListener('beforeunload', function () { leaving = true; });
   function gone(why) {
-    clearInterval(timer);
     if (leaving || document.querySelector('.spectral-kit-kernel-gone')) { return; }
     var banner = document.createElement('div');
     banner.className = 'spectral-kit-kernel-gone';
@@ -170,33 +162,19 @@ KERNEL_WATCH = """<div class="spectral-kit-kernel-watch"></div>
     var dash = document.querySelector('.spectral-kit-dashboard');
     if (dash) { dash.style.opacity = '0.45'; dash.style.pointerEvents = 'none'; }
   }
-  // The connection the widgets use; no second channel to the kernel, which would be sent
-  // every canvas frame of the explorers as well.
-  var watched = null;
-  function listen() {
-    var app = window.jupyterapp, manager = app && app.widgetManager;
-    var connection = manager && manager.kernel;
-    if (!connection || connection === watched || !connection.statusChanged) { return; }
-    watched = connection;
-    connection.statusChanged.connect(function (_, status) {
-      if (status === 'autorestarting' || status === 'restarting') {
-        gone('it was restarted, out of memory or crashed');
-      } else if (status === 'dead') {
-        gone('it died, out of memory or crashed');
-      }
-    });
-  }
+  // Polled rather than listened to: a second channel to the kernel would be sent every
+  // canvas frame of the explorers as well.
   var seen = false;
   var timer = setInterval(function () {
-    listen();
     fetch(base + 'api/kernels/' + kernel, {credentials: 'same-origin'}).then(function (r) {
-      if (r.status === 404) { gone('the server shut it down, or it died'); return null; }
+      if (r.status === 404) { clearInterval(timer); gone('the server shut it down'); return null; }
       return r.ok ? r.json() : null;
     }).then(function (model) {
       if (!model) { return; }
       var state = model.execution_state;
       if (state === 'idle' || state === 'busy') { seen = true; return; }
       if (seen && /start|restart|dead/.test(state)) {
+        clearInterval(timer);
         gone('it was restarted, out of memory or crashed');
       }
     }).catch(function () {});

@@ -4,14 +4,11 @@ no reload, no "model not found" -- with a kernel small enough for a Binder sessi
 
 from __future__ import annotations
 
-import os
-import signal
 import time
 
 import pytest
 from browser_harness import (
     NOTEBOOKS,
-    Server,
     assert_clean,
     check_dashboard_in_voila,
     kernel_processes,
@@ -106,54 +103,3 @@ def test_a_kernel_shut_down_under_the_page_says_reload(browser, voila_server):
     finally:
         page.close(run_before_unload=True)
         context.close()
-
-
-#: Seconds within which a page whose kernel was killed must say so.
-KILLED_NOTICED_WITHIN = 10
-
-
-def _kill_kernel_under_the_page(browser, server: Server, path: str) -> tuple[float, int]:
-    """Open the dashboard, kill its kernel as the out-of-memory handler does (SIGKILL), and
-    wait for the page's "reload" message; returns the seconds it took and the number of
-    kernel processes 5 s later."""
-    result, context, page = visit(browser, server, moves=False, path=path)
-    try:
-        assert not result.problems, result.problems
-        kernels = kernel_processes(server)
-        assert len(kernels) == 1, kernels
-        os.kill(kernels[0], signal.SIGKILL)
-        start = time.monotonic()
-        banner = page.locator(".spectral-kit-kernel-gone")
-        banner.wait_for(state="visible", timeout=30_000)
-        noticed = time.monotonic() - start
-        assert "Reload the page" in banner.inner_text()
-        opacity = page.evaluate(
-            "() => getComputedStyle(document.querySelector('.spectral-kit-dashboard')).opacity")
-        assert float(opacity) < 1, "the frozen sliders are not greyed out"
-        page.wait_for_timeout(5000)
-        return noticed, len(kernel_processes(server))
-    finally:
-        page.close(run_before_unload=True)
-        context.close()
-
-
-def test_a_killed_kernel_says_reload(browser, voila_server):
-    """A kernel killed for memory under an open page (SIGKILL) leaves a message to reload
-    within 10 s. Standalone Voilà does not restart it (an empty kernel would hold no
-    explorer, only memory): the server drops it and no kernel process is left."""
-    noticed, left = _kill_kernel_under_the_page(browser, voila_server, "/")
-    print(f"'reload' message {noticed:.1f} s after the kernel was killed; "
-          f"{left} kernel process(es) left 5 s later")
-    assert noticed <= KILLED_NOTICED_WITHIN, f"the page said 'reload' after {noticed:.1f} s"
-    assert left == 0, f"{left} kernel processes after the only kernel was killed"
-
-
-def test_a_killed_kernel_says_reload_under_jupyter_server(browser, lab_server):
-    """The same on Binder's page, voila/render of a Jupyter server, whose kernel manager
-    restarts a killed kernel at once (JupyterLab's notebooks want that): the page hears
-    "restarting" on its own kernel connection and says reload within 10 s."""
-    noticed, left = _kill_kernel_under_the_page(browser, lab_server,
-                                                "/voila/render/dashboard.ipynb")
-    print(f"voila/render: 'reload' message {noticed:.1f} s after the kernel was killed; "
-          f"{left} kernel process(es) 5 s later (the server restarted it)")
-    assert noticed <= KILLED_NOTICED_WITHIN, f"the page said 'reload' after {noticed:.1f} s"

@@ -89,9 +89,8 @@ def kernel_rss_mb(server: Server, exclude: set[int] = frozenset()) -> list[float
 
 
 def visit(browser, server: Server, *, moves: bool = True, scale: float = 1,
-          timeout: float = RUN_TIMEOUT, path: str = "/"):
-    """Open the dashboard (``path`` on the server: standalone Voilà serves it at ``/``) in a
-    fresh browser context; returns ``(visit, context, page)``
+          timeout: float = RUN_TIMEOUT):
+    """Open the dashboard in a fresh browser context; returns ``(visit, context, page)``
     with the page still open. Problems (no dashboard, "model not found", widget errors) are
     recorded in ``visit.problems``, never retried."""
     result = Visit()
@@ -99,7 +98,7 @@ def visit(browser, server: Server, *, moves: bool = True, scale: float = 1,
     # the kernels of earlier visits, which the culling may not have shut down yet
     earlier = set(kernel_processes(server))
     start = time.monotonic()
-    page.goto(server.url + path, timeout=timeout * 1000, wait_until="load")
+    page.goto(server.url + "/", timeout=timeout * 1000, wait_until="load")
     result.load = time.monotonic() - start
     deadline = start + timeout
     state: dict = {}
