@@ -202,15 +202,21 @@ def preprocess_rows(
     if center:
         out -= out.mean(axis=1, keepdims=True)
     norms = np.sqrt(np.einsum("ij,ij->i", out, out))
-    bad = np.flatnonzero((scale == 0) | (norms <= 1e-12))
-    if bad.size:
-        listed = ", ".join(str(i) for i in bad[:10]) + (" ..." if bad.size > 10 else "")
-        what = "constant" if center else "all-zero"
-        raise ValueError(
-            f"{name} has {bad.size} {what} feature row(s) (row index {listed}): their norm "
-            f"is zero{' after centring' if center else ''}, so they cannot be scaled to unit "
-            "norm. Remove them first (for example with "
-            "sklearn.feature_selection.VarianceThreshold on X = M.T)."
-        )
+    refuse_zero_norm_rows(np.flatnonzero((scale == 0) | (norms <= 1e-12)), name, center)
     out /= norms[:, None]
     return out
+
+
+def refuse_zero_norm_rows(bad: np.ndarray, name: str = "M", center: bool = True) -> None:
+    """Raise the ``ValueError`` naming feature rows (indices ``bad``) whose norm is zero after
+    centring (or all-zero rows without it): they cannot be scaled to unit norm."""
+    if bad.size == 0:
+        return
+    listed = ", ".join(str(i) for i in bad[:10]) + (" ..." if bad.size > 10 else "")
+    what = "constant" if center else "all-zero"
+    raise ValueError(
+        f"{name} has {bad.size} {what} feature row(s) (row index {listed}): their norm "
+        f"is zero{' after centring' if center else ''}, so they cannot be scaled to unit "
+        "norm. Remove them first (for example with "
+        "sklearn.feature_selection.VarianceThreshold on X = M.T)."
+    )

@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from ..linalg import orthonormalize, top_eigenvectors
+from ..preprocess import refuse_zero_norm_rows
 from ..validation import check_array, scale_exponent
 from .engine import SAFE_EXPONENT
 from .models import StandardModel
@@ -113,15 +114,7 @@ class SparseModel(StandardModel):
         # ‖s_i − m_i 1‖² from the stored entries plus the (q − nnz_i) implicit zeros.
         sq = np.bincount(row_of, weights=dev * dev, minlength=n) + (q - counts) * mean**2
         norms = np.sqrt(sq)
-        bad = np.flatnonzero((top == 0) | (norms <= 1e-12))
-        if bad.size:
-            listed = ", ".join(str(i) for i in bad[:10]) + (" ..." if bad.size > 10 else "")
-            raise ValueError(
-                f"M has {bad.size} constant feature row(s) (row index {listed}): their norm "
-                "is zero after centring, so they cannot be scaled to unit norm. Remove them "
-                "first (for example with sklearn.feature_selection.VarianceThreshold on "
-                "X = M.T)."
-            )
+        refuse_zero_norm_rows(np.flatnonzero((top == 0) | (norms <= 1e-12)))
         # Back at S's scale: M_c = diag(scale) (S − mean 1ᵀ).
         self.mean = mean / p
         self.scale = p / norms
