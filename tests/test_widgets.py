@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import html
 import io
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -482,3 +484,48 @@ def test_the_dashboards_stored_pictures_are_what_the_explorers_draw(tmp_path):
         # fonts may be rasterised a little differently from one machine to another
         assert differ < 0.01, f"{fresh.name}: {differ:.1%} of the pixels differ"
     assert len(list(PICTURES.glob("*.png"))) == len(CARDS)
+
+
+def test_the_dashboard_notebook_carries_the_preview_of_its_cards(tmp_path):
+    """The dashboard notebook's preview cell (what Voilà sends with the page, before the
+    kernel has run) is ``preview_html()`` of today's cards and stored pictures, hidden
+    outside Voilà; ``write_preview`` rewrites it and leaves an up-to-date copy alone."""
+    import shutil
+
+    import nbformat
+
+    from spectral_kit.widgets.dashboard import (
+        CARDS,
+        PICTURES,
+        PREVIEW_CLASS,
+        preview_html,
+        write_preview,
+    )
+
+    notebook = Path(__file__).resolve().parent.parent / "notebooks" / "dashboard.ipynb"
+    nb = nbformat.read(notebook, as_version=4)
+    cells = [c for c in nb.cells if c.cell_type == "markdown" and PREVIEW_CLASS in c.source]
+    assert len(cells) == 1, "the dashboard notebook needs one preview cell: write_preview()"
+    source = cells[0].source
+    assert source == preview_html(), "the preview is out of date: run write_preview()"
+    first_code = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+    assert nb.cells.index(cells[0]) < first_code
+    # one HTML block that Markdown passes whole; hidden unless Voilà's page shows it
+    assert "\n\n" not in source and source.startswith(
+        f'<div class="{PREVIEW_CLASS}" hidden style="display:none">')
+    assert "body[data-voila]" in source
+    for card in CARDS:
+        assert html.escape(card.title) in source and card.notice in source
+        data = base64.b64encode((PICTURES / f"{card.explorer}.png").read_bytes()).decode()
+        assert data in source
+    copy = tmp_path / "dashboard.ipynb"
+    shutil.copy(notebook, copy)
+    assert write_preview(copy) is False
+    stale = nbformat.read(copy, as_version=4)
+    for cell in stale.cells:
+        if PREVIEW_CLASS in cell.source:
+            cell.source = cell.source.replace("What to notice.", "Old text.")
+    nbformat.write(stale, copy)
+    assert write_preview(copy) is True
+    assert [c.source for c in nbformat.read(copy, as_version=4).cells
+            if PREVIEW_CLASS in c.source] == [preview_html()]

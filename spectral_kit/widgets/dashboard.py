@@ -4,6 +4,7 @@ for Voilà or a notebook."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import io
 import os
@@ -19,8 +20,9 @@ import matplotlib.pyplot as plt
 from ..plots._style import FIGURE_DPI, PNG_SCALE
 from .base import STATIC_ENV, Explorer, _kernel_loop
 
-__all__ = ["CARDS", "KERNEL_WATCH", "NOTEBOOKS_ONLINE", "PICTURES", "YOUR_DATA", "Card",
-           "Dashboard", "default_explorers", "notebook_href"]
+__all__ = ["CARDS", "KERNEL_WATCH", "NOTEBOOKS_ONLINE", "PICTURES", "PREVIEW_CLASS", "YOUR_DATA",
+           "Card", "Dashboard", "default_explorers", "notebook_href", "preview_html",
+           "write_preview"]
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,23 @@ def _explorer_for(card: Card) -> Explorer:
     # kernel never loads what no card needs.
     from .. import widgets as kit_widgets
 
-    return getattr(kit_widgets, card.explorer)()
+    explorer = getattr(kit_widgets, card.explorer)()
+    sampler = getattr(explorer, "sampler", None)
+    if card.explorer == "PositivityExplorer" and sampler is not None:
+        from ..theory import PositivitySampler
+
+        # The sampler's cache of eigendecompositions (64 MiB) makes a μ or σ move cheap only
+        # when every block of the curve fits in it; at the card's 200 trials the curve's
+        # blocks take about 83 MB, each sweep evicts what the next one needs, and a fully
+        # refined card held 64 MiB more for moves no faster (1.5-1.6 s to refine after a
+        # move with or without it). The same matrices (same seed) without the cache.
+        explorer.sampler = PositivitySampler(sampler.seed, cache_bytes=POSITIVITY_CACHE)
+    return explorer
+
+
+#: Bytes of eigendecompositions the dashboard's positivity card may cache (none: see
+#: :func:`_explorer_for`).
+POSITIVITY_CACHE = 0
 
 
 #: Where the kit's notebooks are read when Voilà serves the dashboard on its own (``voila
@@ -135,9 +153,16 @@ def _link(notebook: str, text: str) -> widgets.HTML:
 
 
 #: Shown on the page when the dashboard's kernel is gone -- shut down by the server's culling,
-#: killed for memory (the server then restarts an empty kernel, which holds no explorer):
-#: the page asks the server for the kernel's state every second and, once the kernel is
-#: unknown, restarting or dead, greys the frozen sliders out under this message.
+#: killed for memory (the server then restarts an empty kernel, which holds no explorer and
+#: is shut down with the page), crashed -- greying the frozen sliders out under this message.
+#: Two watches, either of which suffices:
+#:
+#: * the page's own kernel connection (Voilà's ``window.jupyterapp.widgetManager.kernel``):
+#:   the server tells it at once, on the socket the widgets already use, that the kernel is
+#:   ``restarting`` or ``dead`` -- a restart that polling would miss, since the fresh kernel
+#:   reports ``idle`` again within a second;
+#: * the server's kernel list, asked every second: an unknown kernel (404, shut down or
+#:   dropped) or one restarting or dead.
 KERNEL_WATCH = """<div class="spectral-kit-kernel-watch"></div>
 <script>
 (function () {
@@ -150,6 +175,7 @@ KERNEL_WATCH = """<div class="spectral-kit-kernel-watch"></div>
   var leaving = false;
   window.addEventListener('beforeunload', function () { leaving = true; });
   function gone(why) {
+    clearInterval(timer);
     if (leaving || document.querySelector('.spectral-kit-kernel-gone')) { return; }
     var banner = document.createElement('div');
     banner.className = 'spectral-kit-kernel-gone';
@@ -162,19 +188,33 @@ KERNEL_WATCH = """<div class="spectral-kit-kernel-watch"></div>
     var dash = document.querySelector('.spectral-kit-dashboard');
     if (dash) { dash.style.opacity = '0.45'; dash.style.pointerEvents = 'none'; }
   }
-  // Polled rather than listened to: a second channel to the kernel would be sent every
-  // canvas frame of the explorers as well.
+  // The connection the widgets use; no second channel to the kernel, which would be sent
+  // every canvas frame of the explorers as well.
+  var watched = null;
+  function listen() {
+    var app = window.jupyterapp, manager = app && app.widgetManager;
+    var connection = manager && manager.kernel;
+    if (!connection || connection === watched || !connection.statusChanged) { return; }
+    watched = connection;
+    connection.statusChanged.connect(function (_, status) {
+      if (status === 'autorestarting' || status === 'restarting') {
+        gone('it was restarted, out of memory or crashed');
+      } else if (status === 'dead') {
+        gone('it died, out of memory or crashed');
+      }
+    });
+  }
   var seen = false;
   var timer = setInterval(function () {
+    listen();
     fetch(base + 'api/kernels/' + kernel, {credentials: 'same-origin'}).then(function (r) {
-      if (r.status === 404) { clearInterval(timer); gone('the server shut it down'); return null; }
+      if (r.status === 404) { gone('the server shut it down, or it died'); return null; }
       return r.ok ? r.json() : null;
     }).then(function (model) {
       if (!model) { return; }
       var state = model.execution_state;
       if (state === 'idle' || state === 'busy') { seen = true; return; }
       if (seen && /start|restart|dead/.test(state)) {
-        clearInterval(timer);
         gone('it was restarted, out of memory or crashed');
       }
     }).catch(function () {});
@@ -279,6 +319,11 @@ class Dashboard:
             self.widget.observe(self._on_view, names="_view_count")
             loop = _kernel_loop()
             if loop is not None:
+                # While the page loads its scripts (2-3 s) the kernel is idle: the explorers'
+                # modules are imported meanwhile, one per turn of the loop so the page's
+                # requests for the widgets' state are answered between two, rather than
+                # when the first card is built (0.2 s of its 0.6 s).
+                loop.add_callback(self._import_next, list(self._pending))
                 # A page that never reports its view (a front end without view counts)
                 # still gets its explorers, once the page has long had the cell's widgets.
                 loop.call_later(VIEW_WAIT, self._start_building)
@@ -296,6 +341,17 @@ class Dashboard:
         while self._pending:
             self._build_one()
         return self
+
+    def _import_next(self, cards: list[Card]) -> None:
+        if self._started or not cards:
+            return  # a build imports what it needs itself
+        from .. import widgets as kit_widgets
+
+        with contextlib.suppress(Exception):  # a failure is shown by the card's build
+            getattr(kit_widgets, cards[0].explorer)
+        loop = _kernel_loop()
+        if loop is not None:
+            loop.add_callback(self._import_next, cards[1:])
 
     def _on_view(self, change: dict) -> None:
         if change["new"]:
@@ -455,3 +511,74 @@ def _placeholder(card: Card | None, figsize: tuple[float, float]) -> widgets.Wid
     box = widgets.VBox(parts, layout=widgets.Layout(min_height=f"{height:.0f}px"))
     box.add_class("spectral-kit-placeholder")
     return box
+
+
+#: The class of the dashboard notebook's preview cell (see :func:`preview_html`).
+PREVIEW_CLASS = "spectral-kit-preview"
+
+# Voilà marks its page's body with ``data-voila``: only there is the preview shown, and only
+# until the dashboard's first card is on the page. Everywhere else (JupyterLab, whose
+# sanitizer drops <style> and ``hidden`` but keeps an inline ``display``; an HTML export;
+# the documentation) it stays out of sight, beside the dashboard cell's own stored picture.
+_PREVIEW_STYLE = (
+    f"<style>body[data-voila] .{PREVIEW_CLASS}{{display:block!important}}"
+    f"body[data-voila]:has(.spectral-kit-dashboard .spectral-kit-card) .{PREVIEW_CLASS}"
+    f"{{display:none!important}}</style>"
+)
+
+
+def preview_html() -> str:
+    """The dashboard as a page shows it before its kernel has run anything: each card's
+    title, what to notice and its explorer's stored first picture (:data:`PICTURES`).
+
+    The dashboard notebook carries it in a Markdown cell, which Voilà sends with the page
+    itself: a class sees the cards as soon as the page arrives, while the kernel starts,
+    instead of a blank page until the dashboard's cell has run. The live dashboard takes
+    its place once its first card is on the page. :func:`write_preview` puts it in the
+    notebook; a test keeps the two equal.
+
+    Returns
+    -------
+    str
+        One HTML block (no blank line inside, so that Markdown passes it through whole).
+    """
+    parts = [f'<div class="{PREVIEW_CLASS}" hidden style="display:none">', _PREVIEW_STYLE]
+    for card in CARDS:
+        width = _figsize(card)[0] * FIGURE_DPI
+        picture = PICTURES / f"{card.explorer}.png"
+        data = base64.b64encode(picture.read_bytes()).decode("ascii")
+        parts += [
+            f'<div class="spectral-kit-preview-card" style="margin:0 24px 24px 0;'
+            f'width:{width + 16:.0f}px">',
+            # the sizes of the live card's widgets, so that the page does not jump
+            f"<h3 style='margin:4px 0;font-size:15px;font-weight:bold'>"
+            f"{html.escape(card.title)}</h3>",
+            f"<p style='font-size:13px;margin:0'><b>What to notice.</b> {card.notice}</p>",
+            "<p style='color:#555;font-size:13px;margin:0;padding:4px 0 8px'>Starting the "
+            "explorer… (the sliders come in a few seconds)</p>",
+            f'<img src="data:image/png;base64,{data}" width="{width:.0f}" '
+            f'alt="{html.escape(card.title)}: the explorer\'s first picture">',
+            "</div>",
+        ]
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def write_preview(notebook: Path) -> bool:
+    """Put :func:`preview_html` in ``notebook``'s preview cell (the Markdown cell that holds
+    :data:`PREVIEW_CLASS`; one is added before the first code cell if there is none);
+    returns whether the file changed."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    source = preview_html()
+    cells = [c for c in nb.cells if c.cell_type == "markdown" and PREVIEW_CLASS in c.source]
+    if cells:
+        if cells[0].source == source:
+            return False
+        cells[0].source = source
+    else:
+        first_code = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+        nb.cells.insert(first_code, nbformat.v4.new_markdown_cell(source))
+    nbformat.write(nb, notebook)
+    return True

@@ -398,6 +398,9 @@ class Findings:
     ignored_console: list[str] = field(default_factory=list)
     screenshots: list[Path] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    #: The server's log lines on its kernels' lives during the check (started, restarted,
+    #: died, culled, shut down), shown with the problems: why a kernel went away.
+    kernel_log: list[str] = field(default_factory=list)
 
     def problems(self) -> list[str]:
         return [*self.cells, *self.widgets, *self.explorers, *self.console, *self.server,
@@ -414,6 +417,9 @@ class Findings:
         lines += [f"  ignored console message: {m}" for m in self.ignored_console]
         if self.screenshots:
             lines.append(f"  screenshots in {self.screenshots[0].parent}")
+        if self.problems() and self.kernel_log:
+            lines.append("  the server's kernels meanwhile:")
+            lines += [f"    {line}" for line in self.kernel_log]
         return "\n".join(lines)
 
 
@@ -857,7 +863,19 @@ def _watched_page(browser, server: Server, findings: Findings, height: int):
         yield page
     finally:
         record_console(findings, console, check_server_log(server, log_start, findings))
+        findings.kernel_log = kernel_log_lines(server.log_text(log_start))
         context.close()
+
+
+#: Log lines of a Jupyter server about a kernel's life.
+_KERNEL_LIFE = re.compile(r"Kernel started|Kernel shutdown|Kernel restarted|restarting kernel|"
+                          r"Culling|died|restart failed|Starting buffering|Discarding \d+ buffered|"
+                          r"Kernel is dead|WebSocket ping timeout|Websocket closed")
+
+
+def kernel_log_lines(text: str) -> list[str]:
+    """The lines of a server log that tell what happened to its kernels."""
+    return [line.strip()[:300] for line in text.splitlines() if _KERNEL_LIFE.search(line)]
 
 
 def check_notebook_in_lab(browser, server: Server, name: str, prefix: str) -> Findings:
@@ -869,6 +887,10 @@ def check_notebook_in_lab(browser, server: Server, name: str, prefix: str) -> Fi
             ran = open_and_run(page, server, name, findings)
             findings.seconds["open and run all"] = time.monotonic() - start
             if ran:
+                # the dashboard's preview of its cards is for Voilà's page only
+                previews = page.locator(".spectral-kit-preview")
+                if any(previews.nth(i).is_visible() for i in range(previews.count())):
+                    findings.widgets.append("the dashboard's preview (for Voilà only) shows")
                 check_explorers(page, findings, prefix)
                 page.wait_for_timeout(500)  # errors raised by the last redraw reach the console
                 findings.seconds["explorers"] = time.monotonic() - start - findings.seconds[
