@@ -46,6 +46,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -800,7 +801,7 @@ def _widget_errors(page) -> list[str]:
 def open_and_run(page, server: Server, name: str, findings: Findings) -> bool:
     """Open ``name`` in JupyterLab, run all cells, wait until the kernel is idle, and record
     error outputs and cells that did not run. False when the notebook could not be run."""
-    page.goto(f"{server.url}/lab/tree/{urllib.parse.quote(name)}", timeout=120_000)
+    page.goto(lab_url(server, name), timeout=120_000)
     page.wait_for_function(f"(path) => !!({_PANEL})(path)", arg=name, timeout=120_000)
     page.evaluate(_START_RUN_ALL, name)
     try:
@@ -876,6 +877,14 @@ _KERNEL_LIFE = re.compile(r"Kernel started|Kernel shutdown|Kernel restarted|rest
 def kernel_log_lines(text: str) -> list[str]:
     """The lines of a server log that tell what happened to its kernels."""
     return [line.strip()[:300] for line in text.splitlines() if _KERNEL_LIFE.search(line)]
+
+
+def lab_url(server: Server, name: str) -> str:
+    """JupyterLab's page for notebook ``name`` in a workspace of its own: the default
+    workspace would reopen every notebook an earlier check of this server opened, each
+    with a new kernel that nothing uses (a student's own JupyterLab does restore them)."""
+    return (f"{server.url}/lab/workspaces/check-{uuid.uuid4().hex[:12]}/tree/"
+            f"{urllib.parse.quote(name)}")
 
 
 def check_notebook_in_lab(browser, server: Server, name: str, prefix: str) -> Findings:
@@ -1070,7 +1079,7 @@ def reopen_without_running(browser, server: Server, name: str, prefix: str) -> F
     "model not found"."""
     findings = Findings(f"{name} reopened in JupyterLab")
     with _watched_page(browser, server, findings, height=1000) as page:
-        page.goto(f"{server.url}/lab/tree/{urllib.parse.quote(name)}", timeout=120_000)
+        page.goto(lab_url(server, name), timeout=120_000)
         page.wait_for_function(f"(path) => !!({_PANEL})(path)", arg=name, timeout=120_000)
         page.wait_for_selector(".jp-OutputArea-output", timeout=120_000)
         page.wait_for_timeout(3000)  # the widget manager restores the saved state

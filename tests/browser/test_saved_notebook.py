@@ -12,7 +12,6 @@ import base64
 import io
 import json
 import time
-import urllib.parse
 
 import nbformat
 import pytest
@@ -25,6 +24,7 @@ from browser_harness import (
     _widget_errors,
     assert_clean,
     copy_notebooks,
+    lab_url,
     reopen_without_running,
     run_and_save,
     screenshot_dir,
@@ -153,8 +153,7 @@ def test_pictures_survive_autosave_and_save_cycles(browser, lab_server, saved):
         findings = Findings(f"{NAME} reopened and saved, cycle {cycle}")
         before = path.stat().st_mtime_ns
         with _watched_page(browser, lab_server, findings, height=1000) as page:
-            page.goto(f"{lab_server.url}/lab/tree/{urllib.parse.quote(NAME)}",
-                      timeout=120_000)
+            page.goto(lab_url(lab_server, NAME), timeout=120_000)
             page.wait_for_function(f"(path) => !!({_PANEL})(path)", arg=NAME,
                                    timeout=120_000)
             page.wait_for_selector(".jp-OutputArea-output", timeout=120_000)
