@@ -687,3 +687,29 @@ def test_greedy_start_past_its_deadline_takes_the_largest_row_sums():
     for k in (1, 4, 14):
         expected = np.sort(np.argsort(-score, kind="stable")[:k])
         np.testing.assert_array_equal(greedy_start(pair, k, deadline=0.0), expected)
+
+
+@pytest.mark.parametrize("kind", ["general", "rank_one"])
+@pytest.mark.parametrize("seed", range(3))
+def test_swap_values_equal_the_neighbours_values_solved_directly(kind, seed):
+    """Every one-swap neighbour's λ_max, by bordering S − S[a] (a secular equation per
+    variable left out), equals the generalized eigen-solve of that neighbour (SciPy), for
+    a well-conditioned B and for a ridge plus low rank one (the within-class scatter of
+    fewer samples than variables)."""
+    import scipy.linalg
+
+    from spectral_kit.sparse_lda.start import swap_values
+
+    rng = np.random.default_rng(seed)
+    p = sl.random_pair(16, kind=kind, random_state=seed)
+    X = rng.standard_normal((6, 16))
+    for B in (p.B, X.T @ X + 1e-3 * np.eye(16)):
+        pair = sl.check_pair(p.d if kind == "rank_one" else p.A, B)
+        support = np.sort(rng.choice(16, size=5, replace=False))
+        values, out = swap_values(pair, support)
+        for a in range(support.size):
+            for b, j in enumerate(out):
+                S = np.sort(np.append(np.delete(support, a), j))
+                direct = scipy.linalg.eigh(pair.A[np.ix_(S, S)], pair.B[np.ix_(S, S)],
+                                           eigvals_only=True)[-1]
+                assert values[a, b] == pytest.approx(direct, rel=1e-9, abs=1e-12)

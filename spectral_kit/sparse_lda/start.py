@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from ._numerics import add_one_values, batched_values, rank_one_add_values, subset_value
+from ._numerics import bordered_add_values, rank_one_add_values, subset_value
 from .greedy import _backward_rank_one, gslda_pair
 from .pair import MatrixPair
 
@@ -22,18 +22,19 @@ def greedy_start(pair: MatrixPair, k: int, *, starts: int = 4, seeds: int = 16,
     GSLDA's full path runs both passes over every cardinality: for a general A its backward
     pass costs n stacked eigen-solves of size up to n per step, O(n⁵) in all (≈ p^4.3
     measured: 1.5 / 26 / 150 s at p = 100 / 200 / 300). The search needs one support of
-    size k. Forward selection to k costs n stacked k × k eigen-solves per step for a
-    general A (O(n·k⁴) in all) and O(n·k²) per step for a rank-one A, a few hundredths of
-    a second at n = 300, k = 10; the local search costs more (k·(n − k) subproblems a
-    round). The start polishes, by :func:`local_swap_search`, the forward supports from
-    the ``starts`` variables with the largest absolute row sums of A (÷ B_jj); where it
-    is cheap, GSLDA's support (for a rank-one A its backward pass, O(n³); for a general A
-    the full path up to :data:`GSLDA_START_MAX_N` variables); and, of the forward passes
-    from the next seeds (up to ``seeds`` in all), the :data:`EXTRA_STARTS` best supports
-    that beat all of those before polishing. The best polished support wins. Many seeds
-    matter on block structure: on the correlation of the 100 highest-variance colon genes
-    at k = 10 the four largest row sums all lead to the block of value 8.167, and the
-    sixteenth to the block of 8.254 (GSLDA's, and the optimum).
+    size k. Forward selection to k borders the chosen set's whitened eigenproblem by every
+    candidate: one |F| × |F| eigen-solve and O(n·k²) work per step for any A (a secular
+    equation per candidate, ``bordered_add_values``), O(n·k³) in all; a
+    round of the local search borders each of the k sets S − S[a] the same way, O(n·k³).
+    The start polishes, by :func:`local_swap_search`, the forward supports from the ``starts``
+    variables with the largest absolute row sums of A (÷ B_jj); where it is cheap, GSLDA's
+    support (for a rank-one A its backward pass, O(n³); for a general A the full path up to
+    :data:`GSLDA_START_MAX_N` variables); and, of the forward passes from the next seeds (up to
+    ``seeds`` in all), the :data:`EXTRA_STARTS` best supports that beat all of those before
+    polishing. The best polished support wins. Many seeds matter on block structure: on the
+    correlation of the 100 highest-variance colon genes at k = 10 the four largest row sums all
+    lead to the block of value 8.167, and the sixteenth to the block of 8.254 (GSLDA's, and the
+    optimum).
 
     Parameters
     ----------
@@ -44,8 +45,8 @@ def greedy_start(pair: MatrixPair, k: int, *, starts: int = 4, seeds: int = 16,
     starts : int
         Forward passes from the largest row sums that are polished, whatever their value.
     seeds : int
-        Forward passes in all, from the variables with the largest absolute row sums of A;
-        one past :data:`SEEDS_MAX_N` variables, where a pass already takes seconds.
+        Forward passes in all, from the variables with the largest absolute row sums of A
+        (at n = 2,000, k = 20 the sixteen passes and their polish take under a second).
     deadline : float, optional
         ``time.perf_counter()`` value after which no further seed is tried, the local
         search stops and a forward pass completes its support by the row sums.
@@ -67,7 +68,6 @@ def greedy_start(pair: MatrixPair, k: int, *, starts: int = 4, seeds: int = 16,
     # seeds: the variables with the largest absolute row sums of A (÷ B_jj): on a
     # correlation matrix every A_jj is 1, and the row sums tell the blocks apart
     score = np.abs(pair.A).sum(axis=1) / np.diag(pair.B)
-    seeds = seeds if pair.n <= SEEDS_MAX_N else 1
     order = np.argsort(-score, kind="stable")[: max(1, min(seeds, pair.n))]
     firsts = [_forward_from(pair, int(seed), k, score, deadline) for seed in order[:starts]]
     if pair.rank_one:  # GSLDA's backward pass: one inverse and its down-dates, O(n³)
@@ -99,8 +99,6 @@ def greedy_start(pair: MatrixPair, k: int, *, starts: int = 4, seeds: int = 16,
     return best
 
 
-#: Above this many variables the default start runs one forward pass, not ``seeds``.
-SEEDS_MAX_N = 300
 #: Forward supports from seeds beyond the first ``starts`` that are polished (the best ones).
 EXTRA_STARTS = 2
 #: General A: up to this many variables the default start also polishes GSLDA's support
@@ -115,7 +113,7 @@ def _forward_from(pair: MatrixPair, seed: int, k: int, score: np.ndarray,
     chosen = [seed]
     alive = np.ones(pair.n, dtype=bool)
     alive[seed] = False
-    adder = rank_one_add_values if pair.rank_one else add_one_values
+    adder = rank_one_add_values if pair.rank_one else _bordered_values
     while len(chosen) < k:
         if deadline is not None and time.perf_counter() > deadline:
             rest = np.flatnonzero(alive)
@@ -135,9 +133,10 @@ def swap_values(pair: MatrixPair, support: np.ndarray,
 
     Returns the values (shape (k, n − k)) and ``out``, the variables not in S (sorted).
     Rank one: one bordered-Cholesky step per removed variable
-    (:func:`rank_one_add_values`); general: stacked solves of the n − k neighbours of each
-    removed variable. Past ``deadline`` the rows not yet evaluated are −∞ (a round at
-    n = 2,000, k = 20 takes seconds; any improving swap found so far is still one).
+    (:func:`rank_one_add_values`); general: the whitened eigenproblem of S − S[a] solved
+    once and bordered by each of the n − k variables left out (:func:`bordered_add_values`,
+    a secular equation per neighbour instead of an eigen-solve). Past ``deadline`` the rows
+    not yet evaluated are −∞ (any improving swap found so far is still one).
     """
     support = np.sort(np.asarray(support, dtype=np.intp))
     k = support.size
@@ -145,18 +144,18 @@ def swap_values(pair: MatrixPair, support: np.ndarray,
     values = np.full((k, out.size), -np.inf)
     if out.size == 0:
         return values, out
-    subsets = np.empty((out.size, k), dtype=np.intp)
-    subsets[:, k - 1] = out
+    adder = rank_one_add_values if pair.rank_one else _bordered_values
     for a in range(k):
         if a and deadline is not None and time.perf_counter() > deadline:
             break
-        kept = np.delete(support, a)
-        if pair.rank_one:
-            values[a] = rank_one_add_values(pair, kept, out)
-        else:
-            subsets[:, : k - 1] = kept
-            values[a] = batched_values(pair, subsets)
+        values[a] = adder(pair, np.delete(support, a), out)
     return values, out
+
+
+def _bordered_values(pair: MatrixPair, F: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """``f(F ∪ {j})`` for every candidate j (any A; −∞ where B_{F∪j} is numerically
+    singular): F's whitened eigenproblem bordered by each candidate."""
+    return bordered_add_values(pair, F, candidates)[0]
 
 
 def local_swap_search(
