@@ -30,11 +30,14 @@ from pathlib import Path
 
 from ._core import BenchResult, benchmark
 
-__all__ = ["DASHBOARD_GOAL_MIB", "STUDENT_GOAL_SECONDS", "cpu_burner", "dashboard_kernel",
-           "measure_notebook", "notebook_tracks", "run"]
+__all__ = ["DASHBOARD_GOAL_MIB", "STUDENT_GOAL_MIB", "STUDENT_GOAL_SECONDS", "cpu_burner",
+           "dashboard_kernel", "measure_notebook", "notebook_tracks", "run"]
 
 #: Run All of a student track, in seconds, on a 2-core machine.
 STUDENT_GOAL_SECONDS = 30.0
+#: Peak memory of a student track's kernel after Run All (400 MB: a Binder session of 1 GB
+#: holds the track and the dashboard beside it).
+STUDENT_GOAL_MIB = 400e6 / 2**20
 RECOMPUTE_ENV = "SPECTRAL_KIT_RECOMPUTE"
 #: An appendix's quick recomputation, in seconds.
 APPENDIX_QUICK_GOAL_SECONDS = 60.0
@@ -137,7 +140,7 @@ def run(quick: bool = False) -> list[BenchResult]:
             load = os.getloadavg()[0]
             if track == "student":
                 label = f"student track {path.name}: run all"
-                goal = f"< {STUDENT_GOAL_SECONDS:.0f} s; peak < 1024 MiB"
+                goal = f"< {STUDENT_GOAL_SECONDS:.0f} s; peak <= {STUDENT_GOAL_MIB:.0f} MiB"
             elif track == "appendix":
                 label = (f"appendix {path.name}: run all, "
                          + ("stored results" if mode == "no" else "quick recomputation"))
@@ -151,7 +154,8 @@ def run(quick: bool = False) -> list[BenchResult]:
             limit = (STUDENT_GOAL_SECONDS if track == "student" else
                      APPENDIX_QUICK_GOAL_SECONDS if mode == "quick" else None)
             if limit is not None:
-                verdict = "  (goal met)" if seconds < limit else "  (over the goal)"
+                met = seconds < limit and (track != "student" or mib <= STUDENT_GOAL_MIB)
+                verdict = "  (goal met)" if met else "  (over the goal)"
             print(f"  {label}: {seconds:.1f} s (CPU {cpu:.1f} s), peak {mib:.0f} MiB, "
                   f"load {load:.1f}{verdict}", flush=True)
             results.append(BenchResult(
