@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 
 from spectral_kit.widgets import PositivityExplorer
-from spectral_kit.widgets.dashboard import CARDS, POSITIVITY_CACHE, _explorer_for
+from spectral_kit.widgets.dashboard import CARDS, _explorer_for
 
 
 def test_the_positivity_card_caches_no_eigendecompositions_and_draws_the_same_curve():
@@ -23,7 +23,7 @@ def test_the_positivity_card_caches_no_eigendecompositions_and_draws_the_same_cu
         for explorer in (on_card, alone):
             explorer.update(mu=0.25)
             explorer.finish()
-        assert on_card.sampler._used <= POSITIVITY_CACHE and not on_card.sampler._cache
+        assert on_card.sampler._used == 0 and not on_card.sampler._cache
         # the stand-alone explorer cached its decompositions: the same numbers either way
         assert alone.sampler._used > 0
         for key in ("n", "probability", "lower", "upper"):
@@ -131,3 +131,10 @@ def test_a_shown_dashboard_imports_its_explorers_modules_while_the_page_loads():
     out = subprocess.run([sys.executable, "-c", _IMPORTS_WHILE_THE_PAGE_LOADS],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
+
+
+def test_a_negative_cache_is_refused_by_name():
+    import pytest
+
+    with pytest.raises(ValueError, match="cache_bytes"):
+        PositivityExplorer(cache_bytes=-1)

@@ -39,12 +39,15 @@ class Card:
         The notebook that teaches the idea (a file name in the kit's ``notebooks/``).
     explorer : str
         The explorer's class name in :mod:`spectral_kit.widgets`.
+    options : tuple of (name, value) pairs
+        Keyword arguments the card builds its explorer with.
     """
 
     title: str
     notice: str
     notebook: str
     explorer: str
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 #: The dashboard's cards, in teaching order.
@@ -52,7 +55,11 @@ CARDS: tuple[Card, ...] = (
     Card("Positivity of the leading eigenvector (Wolf & Shashua, Thm. 10)",
          r"Raise $n$: the chance that the leading eigenvector is all one sign climbs to 1 "
          r"whenever $\mu > 0$, the faster the larger $\mu/\sigma$.",
-         "01_q_alpha.ipynb", "PositivityExplorer"),
+         # The sampler's cache of eigendecompositions helps a μ move only when the curve's
+         # blocks fit in it; at 200 trials they need about 83 MB of its 64 MiB, every sweep
+         # evicted what the next needed, and a refined kernel held 64 MiB for moves no faster
+         # (1.5-1.6 s to refine a μ move either way).
+         "01_q_alpha.ipynb", "PositivityExplorer", (("cache_bytes", 0),)),
     Card("Sparsity gap of Q-α (Wolf & Shashua, Lemma 13)",
          r"Add irrelevant features: their weights $\alpha_i$ stay small, under Lemma 13's "
          r"bound, and the relevant bars stand apart.",
@@ -82,23 +89,7 @@ def _explorer_for(card: Card) -> Explorer:
     # kernel never loads what no card needs.
     from .. import widgets as kit_widgets
 
-    explorer = getattr(kit_widgets, card.explorer)()
-    sampler = getattr(explorer, "sampler", None)
-    if card.explorer == "PositivityExplorer" and sampler is not None:
-        from ..theory import PositivitySampler
-
-        # The sampler's cache of eigendecompositions (64 MiB) makes a μ or σ move cheap only
-        # when every block of the curve fits in it; at the card's 200 trials the curve's
-        # blocks take about 83 MB, each sweep evicts what the next one needs, and a fully
-        # refined card held 64 MiB more for moves no faster (1.5-1.6 s to refine after a
-        # move with or without it). The same matrices (same seed) without the cache.
-        explorer.sampler = PositivitySampler(sampler.seed, cache_bytes=POSITIVITY_CACHE)
-    return explorer
-
-
-#: Bytes of eigendecompositions the dashboard's positivity card may cache (none: see
-#: :func:`_explorer_for`).
-POSITIVITY_CACHE = 0
+    return getattr(kit_widgets, card.explorer)(**dict(card.options))
 
 
 #: Where the kit's notebooks are read when Voilà serves the dashboard on its own (``voila
@@ -300,9 +291,9 @@ class Dashboard:
                                  else _placeholder(card, figsize)])
             self._slots[title] = slot
             parts.append(slot)
-            width = figsize[0] * FIGURE_DPI + 16
             box = widgets.VBox(parts, layout=widgets.Layout(
-                margin="0 24px 24px 0", width=f"{width:.0f}px", flex="0 0 auto"))
+                margin="0 24px 24px 0", width=f"{_card_width(figsize):.0f}px",
+                flex="0 0 auto"))
             box.add_class("spectral-kit-card")
             cards.append(box)
         own_data = _link(YOUR_DATA, "Explore your own data: notebook " + YOUR_DATA)
@@ -464,6 +455,11 @@ _FIGSIZES: dict[str, tuple[float, float]] = {
 }
 
 
+def _card_width(figsize: tuple[float, float]) -> float:
+    """A card's width in pixels: its figure's and the widgets' padding."""
+    return figsize[0] * FIGURE_DPI + 16
+
+
 def _figsize(card: Card | None) -> tuple[float, float]:
     """The figure size of a card's explorer, without importing the explorer's module."""
     return Explorer.figsize if card is None else _FIGSIZES.get(card.explorer, Explorer.figsize)
@@ -549,7 +545,7 @@ def preview_html() -> str:
         data = base64.b64encode(picture.read_bytes()).decode("ascii")
         parts += [
             f'<div class="spectral-kit-preview-card" style="margin:0 24px 24px 0;'
-            f'width:{width + 16:.0f}px">',
+            f'width:{_card_width(_figsize(card)):.0f}px">',
             # the sizes of the live card's widgets, so that the page does not jump
             f"<h3 style='margin:4px 0;font-size:15px;font-weight:bold'>"
             f"{html.escape(card.title)}</h3>",
