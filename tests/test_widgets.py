@@ -232,10 +232,13 @@ def test_in_a_kernel_constructor_and_update_never_wait_for_refinement(monkeypatc
     try:
         # the first picture is drawn, the rest is left to the loop
         assert len(exp.latencies) == 1 and exp._pending is not None and loop.callbacks
+        # the page can tell a frame on the way from the final picture
+        assert base.REFINING_CLASS in exp.status._dom_classes
         exp.update(mu=0.5)  # in a kernel update() does not finish either
-        assert exp._pending is not None
+        assert exp._pending is not None and base.REFINING_CLASS in exp.status._dom_classes
         while exp._pending is not None:  # the loop runs the refinement steps
             loop.callbacks.pop(0)()
+        assert base.REFINING_CLASS not in exp.status._dom_classes
         n, p = exp.result["n"], exp.result["probability"]
         assert n.size == exp.grid.size + (150 not in exp.grid) and np.all(np.isfinite(p))
     finally:

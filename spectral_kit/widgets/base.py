@@ -138,6 +138,7 @@ class Explorer:
         self._frame_key: tuple | None = None
         self._saving = False
         self._pending: Iterator | None = None
+        self._refining = False
         self._closed = False
         self._batch = False
         self._layout_frozen = False
@@ -150,6 +151,7 @@ class Explorer:
         self._configure_canvas()
         self.figure.canvas.mpl_connect("draw_event", self._after_full_draw)
         self.status = widgets.HTML(layout=widgets.Layout(min_height="1.4em"))
+        self.status.add_class("spectral-kit-status")
         self.error_area = widgets.HTML(layout=widgets.Layout(display="none"))
         self.error_area.add_class("spectral-kit-error")
         self.reset_button = widgets.Button(
@@ -219,6 +221,7 @@ class Explorer:
 
     def _refresh(self, raise_errors: bool, finish: bool) -> None:
         self._pending = None
+        self._set_refining(False)
         start = time.perf_counter()
         try:
             with _one_blas_thread():
@@ -237,6 +240,7 @@ class Explorer:
             if finish:
                 self.finish()
             else:
+                self._set_refining(True)
                 self._schedule()
 
     def finish(self) -> Explorer:
@@ -495,15 +499,29 @@ class Explorer:
         except StopIteration:
             self._pending = None
             self._draw_now()
+            self._set_refining(False)
             return
         except Exception as exc:
             self._pending = None
+            self._set_refining(False)
             self._show_error(exc)
             if not reschedule:
                 raise
             return
         if reschedule and self._pending is pending:
             self._schedule(moved=False)
+
+    def _set_refining(self, refining: bool) -> None:
+        """Mark the status line ``spectral-kit-refining`` while a progressive refinement
+        is under way: a page (or a browser test) can tell the explorer's final picture from
+        a frame on the way there without guessing from how long the canvas stayed still."""
+        if refining == self._refining or self._closed:
+            return
+        self._refining = refining
+        if refining:
+            self.status.add_class(REFINING_CLASS)
+        else:
+            self.status.remove_class(REFINING_CLASS)
 
     def _show_error(self, exc: BaseException) -> None:
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
@@ -520,6 +538,9 @@ class Explorer:
             self.error_area.value = ""
             self.error_area.layout.display = "none"
 
+
+#: CSS class of an explorer's status line while its picture is still being refined.
+REFINING_CLASS = "spectral-kit-refining"
 
 #: Seconds the kernel's loop is left to its messages between two refinement steps.
 STEP_GAP = 0.02

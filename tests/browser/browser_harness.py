@@ -480,17 +480,24 @@ def canvas_size(canvas, timeout: float) -> tuple[float, float] | None:
         time.sleep(0.3)
 
 
+def _refining(explorer) -> bool:
+    """Whether the explorer says its picture is still being refined (its status line carries
+    ``spectral-kit-refining`` until the last refinement step is drawn)."""
+    return explorer is not None and explorer.locator(".spectral-kit-refining").count() > 0
+
+
 def settled_canvas(canvas, timeout: float, quiet: float = SETTLE_QUIET,
-                   interval: float = 0.5) -> tuple[bytes | None, str]:
+                   interval: float = 0.5, explorer=None) -> tuple[bytes | None, str]:
     """Wait until the canvas shows a picture that stays the same for ``quiet`` seconds
-    (explorers refine their picture for a while after a change, in steps that can pause on a
-    loaded machine). Returns the picture, or ``None`` and why not."""
+    and, given the ``explorer``, until it no longer says it is refining (its steps can pause
+    for longer than ``quiet`` on a loaded machine with other explorers refining beside it).
+    Returns the picture, or ``None`` and why not."""
     deadline = time.monotonic() + timeout
     previous, since = None, time.monotonic()
     while time.monotonic() < deadline:
         current = _shot(canvas)
         now = time.monotonic()
-        if current != previous or not looks_drawn(current):
+        if current != previous or not looks_drawn(current) or _refining(explorer):
             previous, since = current, now
         elif now - since >= quiet:
             return current, ""
@@ -570,7 +577,7 @@ def _check_explorer(page, explorer, number: int, findings: Findings, prefix: str
         report(f"the ipympl canvas stayed empty (0 × 0 px) for {CANVAS_TIMEOUT / 2:.0f} s: "
                "the figure never reached the page")
     else:
-        before, why = settled_canvas(canvas, CANVAS_TIMEOUT)
+        before, why = settled_canvas(canvas, CANVAS_TIMEOUT, explorer=explorer)
         if before is None:
             report(why)
     save("before")
@@ -595,7 +602,8 @@ def _check_explorer(page, explorer, number: int, findings: Findings, prefix: str
         page.wait_for_timeout(3000)  # time for a failing update to show its error
     seconds = time.monotonic() - start
     # What counts is the picture the explorer settles on, not a frame on the way there.
-    after = settled_canvas(canvas, CANVAS_TIMEOUT / 2)[0] if before is not None else None
+    after = (settled_canvas(canvas, CANVAS_TIMEOUT / 2, explorer=explorer)[0]
+             if before is not None else None)
     error = _visible_error(explorer)
     save("after")
     if error:
@@ -619,7 +627,7 @@ def _check_explorer(page, explorer, number: int, findings: Findings, prefix: str
         return
     if after is not None:
         _wait_for_change(canvas, explorer, after)
-    back, why = settled_canvas(canvas, CANVAS_TIMEOUT / 2)
+    back, why = settled_canvas(canvas, CANVAS_TIMEOUT / 2, explorer=explorer)
     save("back")
     error = _visible_error(explorer)
     if error:
@@ -1040,9 +1048,10 @@ def run_and_save(page, server: Server, name: str, findings: Findings) -> bool:
     the notebook as a student would (Ctrl-S)."""
     if not open_and_run(page, server, name, findings):
         return False
-    for canvas in page.locator(".jupyter-matplotlib-canvas-div").all():
-        if canvas_size(canvas, CANVAS_TIMEOUT / 2):
-            settled_canvas(canvas, CANVAS_TIMEOUT)
+    for explorer in page.locator(".spectral-kit-explorer").all():
+        canvas = explorer.locator(".jupyter-matplotlib-canvas-div").first
+        if canvas.count() and canvas_size(canvas, CANVAS_TIMEOUT / 2):
+            settled_canvas(canvas, CANVAS_TIMEOUT, explorer=explorer)
     explorers = page.locator(".spectral-kit-explorer")
     findings.explorer_count = explorers.count()
     for i in range(findings.explorer_count):
