@@ -11,7 +11,9 @@ the generalized inclusion principle (Thm. 1, Eq. 8).
   :func:`greedy_forward`, :func:`greedy_backward`, :func:`gslda`, :func:`eslda`,
   :func:`exhaustive`.
 * Bounds of the exact search, each with its proof: :mod:`spectral_kit.sparse_lda.bounds`
-  and :mod:`spectral_kit.sparse_lda.perspective`; the search on several worker processes
+  and :mod:`spectral_kit.sparse_lda.perspective`; the ℓ₁ (DSPCA) relaxation's bound, which
+  the search solves at the root of searches that do not end quickly:
+  :func:`relaxation_bound`; the search on several worker processes
   (``eslda(..., n_jobs=-1)``): :mod:`spectral_kit.sparse_lda.parallel`; how many nodes
   a certificate would take (Knuth's estimate): :func:`estimate_tree_size`.
 * Curves for k = 1, …, n inside the bounds: :func:`sparsity_curves`; the Monte Carlo of
@@ -37,6 +39,7 @@ from .greedy import greedy_backward, greedy_forward, gslda, nested_path
 from .lda import LinearDiscriminant, discriminant_errors, fit_discriminant
 from .montecarlo import MonteCarloBatch, monte_carlo_batch
 from .pair import AUTO_FACTOR, MatrixPair, auto_epsilon, check_pair, rank_one_factor, regularize
+from .relaxation import RelaxationBound, relaxation_bound
 from .results import (
     ESLDAResult,
     GSLDAPath,
@@ -79,6 +82,7 @@ __all__ = [
     "NestedPath",
     "RandomPair",
     "Ranking",
+    "RelaxationBound",
     "ScatterMatrices",
     "SparseDiscriminant",
     "SparsePath",
@@ -107,6 +111,7 @@ __all__ = [
     "rank_one_factor",
     "rayleigh_quotient",
     "regularize",
+    "relaxation_bound",
     "renormalize",
     "scatter_matrices",
     "simple_threshold",

@@ -11,10 +11,14 @@ not proven unable to beat the incumbent.
 
 from __future__ import annotations
 
+import heapq
+import time
+
 import numpy as np
 import scipy.linalg
 
 from . import bounds
+from . import relaxation as _relaxation
 from ._numerics import (
     submatrix,
     subset_value,
@@ -25,6 +29,7 @@ from .finishes import _DirectFinishes
 from .node_bounds import _NodeBounds
 from .nodes import _NodeKernels
 from .pair import MatrixPair
+from .start import local_swap_search
 
 
 class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
@@ -45,7 +50,31 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
     4. the generalized top-entries bound from the node's own eigenpairs (rank one: P = B_T⁻¹);
     5. per variable: cardinality and Schur exclusion bounds for fixing and for the children;
        rank one: the kept-side terms of 3. for fixing out (:meth:`excluded_free`).
+
+    A search still open after :attr:`RELAX_AFTER_NODES` nodes solves the ℓ₁ relaxation at
+    the root (:func:`.relaxation.l1_relaxation_bound`): its bound caps every queued node, and
+    with B = I the root's dual point, restricted to a node's variables, bounds that node
+    (one top eigenvalue, no solve) before it is branched.
     """
+
+    #: Nodes expanded before the root relaxation is solved: searches that end sooner never
+    #: pay for it.
+    RELAX_AFTER_NODES = 40
+    #: Sizes at which it is solved: below, the cardinality bounds close the searches; above,
+    #: each of its steps (a dense eigendecomposition) costs seconds.
+    RELAX_MIN_N, RELAX_MAX_N = 60, 1000
+    #: Its time: a share of the time left to the search's deadline or, without one, of the
+    #: time the search has run (at least RELAX_MIN_SECONDS), and at most RELAX_MAX_STEPS
+    #: steps (the bound keeps improving with more). Searches run in short slices (an
+    #: explorer's) never solve it: a slice must stay short.
+    RELAX_SHARE = 0.2
+    RELAX_MIN_SECONDS = 1.0
+    RELAX_MAX_STEPS = 5000
+    #: A later round (:meth:`relax_more`) that lowers the bound by less than this fraction
+    #: is the last.
+    RELAX_MIN_GAIN = 1e-3
+    #: The narrowest smoothing width of later rounds (× max|A|).
+    RELAX_FINEST = 0.0025
 
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, value: float, gap: float):
         n = pair.n
@@ -64,6 +93,19 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
         # B = I makes the Schur kept terms exact: nothing left for the relaxation to add
         self.use_perspective = pair.rank_one and not self.identity_B
         self._kept = self._persp = self._order = None
+        #: The root's ℓ₁ relaxation once solved (:meth:`relax_root`), and the bound of the
+        #: node being expanded that its children inherit.
+        self.relaxed: _relaxation.RelaxationBound | None = None
+        self._relax_tried = False
+        self._node_cap = np.inf
+        #: The whole search's deadline (``time.perf_counter()``), when it has one: the root
+        #: relaxation takes a share of the time left to it.
+        self.deadline: float | None = None
+        self._started = time.perf_counter()
+        self._slicing = False
+        self._relax_stalled = False
+        self._tree_since = self._relax_seconds = 0.0
+        self._relax_rounds = 0
         super().__init__(pair, k, support, value, gap)
         if lam_B > 0 and k < n:
             # at the root the weights get many more steps: later nodes start from them
@@ -78,6 +120,8 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
              own: bool = False) -> None:
         """With cheap bounds, a child is bounded when it is created: pruned at once, or
         queued under its own bound, so that best-first order follows the nodes' bounds."""
+        # every subset of a child is one of the node's: the node's relaxation bound holds
+        bound = min(bound, self._node_cap)
         if self.cheap and not own:
             T_idx = T.nonzero()[0]
             in_F = F[T_idx]
@@ -90,7 +134,114 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
                 bound, own = min(bound, b), True
         super().push(bound, depth, F, T, own)
 
+    def advance(self, deadline: float | None = None, max_nodes: int | None = None,
+                *, at_least_one: bool = False) -> tuple[str, float]:
+        """:meth:`.driver._Driver.advance`, noting whether this is a short slice (a deadline
+        and at least one node: an explorer's), in which the root relaxation waits."""
+        self._slicing = at_least_one and deadline is not None
+        return super().advance(deadline, max_nodes, at_least_one=at_least_one)
+
+    # -- the ℓ₁ relaxation ------------------------------------------------------------------
+    def relax_root(self) -> None:
+        """Solve the root's ℓ₁ relaxation (first in a search still open after
+        :attr:`RELAX_AFTER_NODES` nodes; then again, warm-started, while its bound is still
+        the search's bound, :meth:`relax_more`) and cap every queued bound by it: each
+        queued node stands for k-subsets, all of which the root's bound covers."""
+        first = self.relaxed is None
+        self._relax_tried = True
+        n, k = self.n, self.k
+        if not (self.RELAX_MIN_N <= n <= self.RELAX_MAX_N and 2 <= k < n):
+            return
+        now = time.perf_counter()
+        deadline = self.deadline if self.deadline is not None else self.interrupt_at
+        if deadline is not None:
+            seconds = max(0.0, self.RELAX_SHARE * (deadline - now))
+        else:
+            # no deadline: a share of the time the search has taken so far
+            seconds = max(self.RELAX_MIN_SECONDS, self.RELAX_SHARE * (now - self._started))
+        B = None if self.identity_B else self.pair.B
+        self._relax_rounds += 1
+        if first:
+            # B ≠ I: given up once its levels are ranked if it is no better than the search's
+            # own bound by then (as with an ill-conditioned B); with B = I its dual point
+            # still bounds the nodes (Sonar's correlation at k = 25: certified in 38 s with
+            # it, not in 60 s without)
+            give_up = np.inf if self.identity_B else max(self.expanding_bound,
+                                                         self.top_bound())
+            warm = {"give_up": give_up}
+        else:
+            # warm-started at the same level, each round with half the smoothing width
+            width = max(self.RELAX_FINEST, 0.01 / 2.0 ** (self._relax_rounds - 1))
+            warm = {"c": self.relaxed.c, "Y0": self.relaxed.Y, "smoothing": width}
+        relaxed = _relaxation.l1_relaxation_bound(
+            self.pair.A, k, B, max_steps=self.RELAX_MAX_STEPS, max_seconds=seconds,
+            target=self.threshold(), **warm)
+        self._tree_since = time.perf_counter()
+        self._relax_seconds = relaxed.seconds
+        if not np.isfinite(relaxed.value) or (first and relaxed.value >= warm["give_up"]):
+            return
+        if not first:
+            gain = self.relaxed.value - relaxed.value
+            # another round only while rounds still pay
+            self._relax_stalled = gain <= self.RELAX_MIN_GAIN * abs(self.relaxed.value)
+            if gain <= 0:
+                return
+        self.relaxed = relaxed
+        # its dual point also points at good subsets: polished, they may beat the start
+        for support in _relaxation.relaxation_supports(self.pair.A, relaxed, k, B):
+            polished, _ = local_swap_search(self.pair, support, deadline=deadline)
+            self.offer(polished)
+        cap = -relaxed.value
+        self.heap = [(max(entry[0], cap), *entry[1:]) for entry in self.heap]
+        heapq.heapify(self.heap)
+        self.expanding_bound = min(self.expanding_bound, relaxed.value)
+
+    def relax_more(self) -> bool:
+        """Whether to resume the root relaxation: the tree has had as long as the last round
+        took, and the relaxation's bound is still the search's (the tree has not brought
+        the largest open bound below it)."""
+        relaxed = self.relaxed
+        if relaxed is None or self._relax_stalled or self._slicing:
+            return False
+        if time.perf_counter() - self._tree_since < self._relax_seconds:
+            return False
+        return max(self.expanding_bound, self.top_bound()) >= relaxed.value
+
+    def relaxed_bound(self, T: np.ndarray) -> float:
+        """B = I: the root's dual point restricted to T bounds the k-subsets of T
+        (:func:`.relaxation.relaxation_value`); ``inf`` before the root is relaxed."""
+        relaxed = self.relaxed
+        if relaxed is None or not self.identity_B or T.size <= self.k:
+            return np.inf
+        if T.size == self.n:
+            return relaxed.value
+        return _relaxation.relaxation_value(submatrix(self.pair.A, T),
+                                            submatrix(relaxed.Y, T), relaxed.c, self.k)
+
     def expand(self, F_mask: np.ndarray, T_mask: np.ndarray, own: bool = False) -> None:
+        """Before the node's own bounds: the root relaxation once the search has run
+        :attr:`RELAX_AFTER_NODES` nodes, and the node's relaxation bound (which prunes it or
+        caps its children's bounds)."""
+        if (not self._relax_tried and not self._slicing
+                and self.nodes >= self.RELAX_AFTER_NODES) or self.relax_more():
+            self.relax_root()
+        if self.relaxed is not None:
+            # the node's queued bound (capped by the root's relaxation) holds for its children
+            self._node_cap = self.expanding_bound
+        if self.relaxed is not None and self.identity_B and self.worth_trying("relaxation"):
+            T = T_mask.nonzero()[0]
+            if T.size > self.k and np.count_nonzero(F_mask) < self.k:
+                relaxed = self.relaxed_bound(T)
+                if self.record("relaxation", relaxed <= self.threshold()):
+                    self.nodes += 1
+                    return
+                self._node_cap = min(self._node_cap, relaxed)
+        try:
+            self._expand(F_mask, T_mask, own)
+        finally:
+            self._node_cap = np.inf
+
+    def _expand(self, F_mask: np.ndarray, T_mask: np.ndarray, own: bool = False) -> None:
         """Rank-one nodes that keep at most :attr:`DIRECT_R` more variables are solved from
         F alone (:meth:`solve_direct`). Nodes far from a leaf (e > k) with cheap bounds skip
         the eigen-solve: there the removal bounds are near f(T) and the cardinality bounds
