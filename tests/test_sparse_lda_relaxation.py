@@ -124,6 +124,7 @@ def test_search_with_the_relaxation_at_once_equals_brute_force(seed, monkeypatch
     node by it (with seed 2, resuming it warm-started at every third node): the same
     certified optimum as brute force at every k."""
     monkeypatch.setattr(_Search, "RELAX_AFTER_NODES", 0)
+    monkeypatch.setattr(_Search, "RELAX_AFTER_SECONDS", 0.0)
     monkeypatch.setattr(_Search, "RELAX_MIN_N", 2)
     monkeypatch.setattr(_Search, "RELAX_MAX_STEPS", 40)
     if seed == 2:

@@ -57,16 +57,17 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
     (one top eigenvalue, no solve) before it is branched.
     """
 
-    #: Nodes expanded before the root relaxation is solved: searches that end sooner never
-    #: pay for it.
+    #: Nodes expanded, and seconds spent, before the root relaxation is solved: searches that
+    #: end sooner never pay for it.
     RELAX_AFTER_NODES = 40
+    RELAX_AFTER_SECONDS = 2.0
     #: Sizes at which it is solved: below, the cardinality bounds close the searches; above,
     #: each of its steps (a dense eigendecomposition) costs seconds.
     RELAX_MIN_N, RELAX_MAX_N = 60, 1000
-    #: Its time: a share of the time left to the search's deadline or, without one, of the
-    #: time the search has run (at least RELAX_MIN_SECONDS), and at most RELAX_MAX_STEPS
-    #: steps (the bound keeps improving with more). Searches run in short slices (an
-    #: explorer's) never solve it: a slice must stay short.
+    #: Its time, each round: as long as the search has run so far (at least
+    #: RELAX_MIN_SECONDS) and at most a share of the time left to the deadline, and at most
+    #: RELAX_MAX_STEPS steps (the bound keeps improving with more). Searches run in short
+    #: slices (an explorer's) never solve it: a slice must stay short.
     RELAX_SHARE = 0.2
     RELAX_MIN_SECONDS = 1.0
     RELAX_MAX_STEPS = 5000
@@ -154,11 +155,11 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
             return
         now = time.perf_counter()
         deadline = self.deadline if self.deadline is not None else self.interrupt_at
+        # as long as the search has run so far (at least RELAX_MIN_SECONDS): a search that
+        # would end soon is not held up for long; and within a share of the time left
+        seconds = max(self.RELAX_MIN_SECONDS, now - self._started)
         if deadline is not None:
-            seconds = max(0.0, self.RELAX_SHARE * (deadline - now))
-        else:
-            # no deadline: a share of the time the search has taken so far
-            seconds = max(self.RELAX_MIN_SECONDS, self.RELAX_SHARE * (now - self._started))
+            seconds = min(seconds, max(0.0, self.RELAX_SHARE * (deadline - now)))
         B = None if self.identity_B else self.pair.B
         self._relax_rounds += 1
         if first:
@@ -223,7 +224,9 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
         :attr:`RELAX_AFTER_NODES` nodes, and the node's relaxation bound (which prunes it or
         caps its children's bounds)."""
         if (not self._relax_tried and not self._slicing
-                and self.nodes >= self.RELAX_AFTER_NODES) or self.relax_more():
+                and self.nodes >= self.RELAX_AFTER_NODES
+                and time.perf_counter() - self._started >= self.RELAX_AFTER_SECONDS
+                ) or self.relax_more():
             self.relax_root()
         if self.relaxed is not None:
             # the node's queued bound (capped by the root's relaxation) holds for its children
