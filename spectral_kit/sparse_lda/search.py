@@ -165,7 +165,7 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
         if first:
             # B ≠ I: given up once its levels are ranked if it is no better than the search's
             # own bound by then (as with an ill-conditioned B); with B = I its dual point
-            # still bounds the nodes (Sonar's correlation at k = 25: certified in 38 s with
+            # still bounds the nodes (Sonar's correlation at k = 25: certified in 37 s with
             # it, not in 60 s without)
             give_up = np.inf if self.identity_B else max(self.expanding_bound,
                                                          self.top_bound())
