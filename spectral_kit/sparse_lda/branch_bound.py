@@ -186,8 +186,7 @@ class ESLDASearch:
             if polished_value > value:
                 support, value = polished, polished_value
         self._search = self._search_class(scaled, self.k, support, value, gap)
-        if hasattr(self._search, "deadline"):
-            self._search.deadline = deadline
+        self._search.deadline = deadline
         self.seconds = 0.0
         self.optimal = False
         self._value: tuple[bytes, float] | None = None

@@ -50,6 +50,9 @@ class _Driver:
         self.interrupt_at: float | None = None
         #: The queued bound of the node being expanded, valid for every part of it.
         self.expanding_bound = np.inf
+        #: The whole search's deadline (``time.perf_counter()``), when it has one (set by
+        #: :class:`.branch_bound.ESLDASearch`); slices of it may stop earlier.
+        self.deadline: float | None = None
         self.push(np.inf, 0, np.zeros(self.n, dtype=bool), np.ones(self.n, dtype=bool))
 
     # -- incumbent --------------------------------------------------------------------------

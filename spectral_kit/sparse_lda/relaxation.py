@@ -244,7 +244,8 @@ def l1_relaxation_bound(
     if not 1 <= k <= n:
         raise ValueError(f"k={k} is out of range: it must be between 1 and n={n}.")
     W = _whitener(None if B is None else np.asarray(B, dtype=float))
-    off = np.abs(A[~np.eye(n, dtype=bool)])
+    offdiag = ~np.eye(n, dtype=bool)
+    off = np.abs(A[offdiag])
     if k == 1 or off.size == 0:
         # c (k − 1) = 0: Y takes all of A off the diagonal, M = diag(A)
         Y = A.copy()
@@ -279,11 +280,9 @@ def l1_relaxation_bound(
     # do (smaller levels than c₀ win on spiked covariances, c₀ itself on Sonar's
     # correlations); then the best one with a narrowing smoothing.
     levels = np.quantile(off, np.linspace(0.3, 0.995, 12))
-    soft = [relaxation_value(A, np.clip(A, -t, t) * ~np.eye(n, dtype=bool), t, k, W=W)
-            for t in levels]
+    soft = [relaxation_value(A, np.clip(A, -t, t) * offdiag, t, k, W=W) for t in levels]
     c0 = float(levels[int(np.argmin(soft))])
-    best = RelaxationBound(float(min(soft)), np.clip(A, -c0, c0) * ~np.eye(n, dtype=bool),
-                           c0, 0, 0.0)
+    best = RelaxationBound(float(min(soft)), np.clip(A, -c0, c0) * offdiag, c0, 0, 0.0)
     # Y = 0, c = 0: the inclusion bound λ_max(A, B) (Thm. 1), never to be beaten by less
     trivial = relaxation_value(A, np.zeros_like(A), 0.0, k, W=W)
     if trivial < best.value:

@@ -97,11 +97,7 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
         #: The root's ℓ₁ relaxation once solved (:meth:`relax_root`), and the bound of the
         #: node being expanded that its children inherit.
         self.relaxed: _relaxation.RelaxationBound | None = None
-        self._relax_tried = False
         self._node_cap = np.inf
-        #: The whole search's deadline (``time.perf_counter()``), when it has one: the root
-        #: relaxation takes a share of the time left to it.
-        self.deadline: float | None = None
         self._started = time.perf_counter()
         self._slicing = False
         self._relax_stalled = False
@@ -149,7 +145,7 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
         the search's bound, :meth:`relax_more`) and cap every queued bound by it: each
         queued node stands for k-subsets, all of which the root's bound covers."""
         first = self.relaxed is None
-        self._relax_tried = True
+        self._relax_rounds += 1
         n, k = self.n, self.k
         if not (self.RELAX_MIN_N <= n <= self.RELAX_MAX_N and 2 <= k < n):
             return
@@ -161,7 +157,6 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
         if deadline is not None:
             seconds = min(seconds, max(0.0, self.RELAX_SHARE * (deadline - now)))
         B = None if self.identity_B else self.pair.B
-        self._relax_rounds += 1
         if first:
             # B ≠ I: given up once its levels are ranked if it is no better than the search's
             # own bound by then (as with an ill-conditioned B); with B = I its dual point
@@ -223,7 +218,7 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
         """Before the node's own bounds: the root relaxation once the search has run
         :attr:`RELAX_AFTER_NODES` nodes, and the node's relaxation bound (which prunes it or
         caps its children's bounds)."""
-        if (not self._relax_tried and not self._slicing
+        if (self._relax_rounds == 0 and not self._slicing
                 and self.nodes >= self.RELAX_AFTER_NODES
                 and time.perf_counter() - self._started >= self.RELAX_AFTER_SECONDS
                 ) or self.relax_more():
