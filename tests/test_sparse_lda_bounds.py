@@ -1120,3 +1120,28 @@ def test_perspective_terms_decline_what_they_cannot_certify():
     assert perspective_terms(0.5 * (ill + ill.T), x, 2) is None
     base, psi = perspective_terms(np.eye(3), x, 2)  # B_T = I: exact, the top-2 of x²
     assert base - np.sort(psi)[::-1][:2].sum() == pytest.approx(np.sort(x * x)[0], abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_row_tops_are_each_rows_fixed_sum_and_largest_free_entries(seed):
+    rng = np.random.default_rng(seed)
+    m, r = 17, 4
+    M = rng.standard_normal((m, m))
+    M = M + M.T
+    in_F = np.zeros(m, dtype=bool)
+    in_F[rng.choice(m, seed, replace=False)] = True
+    w = rng.uniform(0.2, 1.0, m)
+    for kind in ("plain", "weighted", "square"):
+        V = np.abs(M) if kind != "square" else M * M
+        if kind == "weighted":
+            V = V * w[None, :]
+        base, top = bounds._row_tops(np.abs(M) if kind != "square" else M, in_F, r,
+                                     w if kind == "weighted" else None,
+                                     square=kind == "square")
+        for i in range(m):
+            others = np.arange(m) != i
+            assert base[i] == pytest.approx(V[i, in_F & others].sum(), rel=1e-12, abs=1e-12)
+            # the row's own entry counts as 0 among the free columns
+            free_values = np.where(others, V[i], 0.0)[~in_F]
+            expected = np.sort(free_values)[::-1][:r]
+            assert np.sort(top[i])[::-1] == pytest.approx(expected, rel=1e-12, abs=1e-12)

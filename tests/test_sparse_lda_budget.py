@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import numpy as np
@@ -12,6 +13,8 @@ from spectral_kit import SparseLDA
 from spectral_kit import sparse_lda as sl
 from spectral_kit.progress import BudgetExceeded
 from spectral_kit.sparse_lda import _meter, greedy
+from spectral_kit.sparse_lda.branch_bound import ESLDASearch
+from spectral_kit.sparse_lda.start import greedy_start
 
 
 def _scatter(p: int, classes: int, seed: int = 0, n: int = 200):
@@ -123,3 +126,24 @@ def test_bad_options_are_named(kwargs, error, name):
         SparseLDA(n_features_to_select=2, **kwargs).fit(X, y)
     with pytest.raises(error, match=name):
         sl.gslda(sc.d, sc.B, regularization="auto", **kwargs)
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_the_proven_upper_bound_never_rises_between_nodes(seed):
+    # Wide correlation of a few factors (gene-expression-like): the row-sum bounds a child
+    # gets when it is queued can exceed the bound its parent was queued with. The search's
+    # upper bound, read after every node, must still only fall.
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((62, 8)) @ rng.standard_normal((8, 300)) * 0.6
+    X += rng.standard_normal((62, 300))
+    pair = sl.check_pair(np.corrcoef(X, rowvar=False), np.eye(300))
+    search = ESLDASearch(pair, 15, greedy_start(pair, 15))
+    search._search.RELAX_AFTER_NODES = 10**9  # the row-sum bounds alone
+    upper = [search.upper_bound]
+    for _ in range(40):
+        if search.optimal:
+            break
+        search.advance(max_nodes=search.nodes + 1)
+        upper.append(search.upper_bound)
+    assert len(upper) > 10
+    assert all(b <= a * (1 + 1e-12) for a, b in itertools.pairwise(upper))

@@ -135,3 +135,20 @@ class _ReferenceESLDASearch(ESLDASearch):
     _search_class = _ReferenceSearch
     _polish = False
 
+
+
+def row_tops_before(M_T: np.ndarray, in_F: np.ndarray, r: int, w: np.ndarray | None = None,
+                    square: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`spectral_kit.sparse_lda.bounds._row_tops` as first written: the whole node
+    matrix weighted (or squared) and copied, its diagonal zeroed, the free columns sliced
+    out and partitioned into a further copy -- four passes over m² entries where one
+    suffices. The baseline of the wide-node rows."""
+    m = M_T.shape[0]
+    W = M_T * M_T if square else (M_T if w is None else M_T * w[None, :])
+    W = W.copy()
+    W.flat[:: m + 1] = 0.0
+    free = ~in_F
+    base = W[:, in_F].sum(axis=1)
+    Wf = W[:, free]
+    nf = Wf.shape[1]
+    return base, np.partition(Wf, nf - r, axis=1)[:, nf - r:]

@@ -108,6 +108,37 @@ def pair_exclusion_bounds(H_free: np.ndarray, e: int) -> np.ndarray:
     return top[:, c - (e - 1)]
 
 
+def _row_tops(M_T: np.ndarray, in_F: np.ndarray, r: int, w: np.ndarray | None = None,
+              square: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per row i of a node's matrix (|A_T|, or A_T with ``square``), off the diagonal and
+    after weighting column j by w_j (or squaring): the sum over the F columns, and the r
+    largest entries over the free columns, the row's own entry counted as 0 (an m × r
+    array, unordered). The kernel of the row-sum bounds below: one copy of the free
+    columns, partitioned in place, for a node with thousands of variables."""
+    m = M_T.shape[0]
+    fixed = np.flatnonzero(in_F)
+    free = np.flatnonzero(~in_F)
+    Mf = np.take(M_T, free, axis=1)
+    if square:
+        np.multiply(Mf, Mf, out=Mf)
+    elif w is not None:
+        Mf *= w[free]
+    Mf[free, np.arange(free.size)] = 0.0
+    if fixed.size:
+        MF = np.take(M_T, fixed, axis=1)
+        if square:
+            np.multiply(MF, MF, out=MF)
+        elif w is not None:
+            MF *= w[fixed]
+        MF[fixed, np.arange(fixed.size)] = 0.0
+        base = MF.sum(axis=1)
+    else:
+        base = np.zeros(m)
+    nf = free.size
+    Mf.partition(nf - r, axis=1)
+    return base, Mf[:, nf - r:]
+
+
 def collatz_row_bound(A_T: np.ndarray, absA_T: np.ndarray, in_F: np.ndarray, r: int,
                       w: np.ndarray | None = None) -> float:
     """Weighted Gershgorin (Collatz–Wielandt) bound: the maximum of :func:`collatz_rows`."""
@@ -132,18 +163,10 @@ def collatz_rows(A_T: np.ndarray, absA_T: np.ndarray, in_F: np.ndarray, r: int,
     i ∈ F), so the radius is at most the F-part plus the sum of the largest admissible free
     terms. The maximum over i ∈ T ⊇ S covers every S of the node. ∎
     """
-    m = A_T.shape[0]
-    W = absA_T if w is None else absA_T * w[None, :]
-    W = W.copy()
-    W.flat[:: m + 1] = 0.0
-    free = ~in_F
-    base = W[:, in_F].sum(axis=1)
-    Wf = W[:, free]
-    nf = Wf.shape[1]
-    top_r = np.partition(Wf, nf - r, axis=1)[:, nf - r :]
+    base, top_r = _row_tops(absA_T, in_F, r, w)
     s_r = top_r.sum(axis=1)
-    # free rows: their own entry is 0 in Wf, so the top r − 1 of the others is the top r
-    # minus the smallest of those r (entries are ≥ 0)
+    # free rows: their own entry is 0 among the free columns, so the top r − 1 of the others
+    # is the top r minus the smallest of those r (entries are ≥ 0)
     extra = np.where(in_F, s_r, s_r - top_r.min(axis=1))
     return np.diag(A_T) + (base + extra) / (1.0 if w is None else w)
 
@@ -207,16 +230,9 @@ def wolkowicz_styan_bound(A_T: np.ndarray, in_F: np.ndarray, r: int, k: int) -> 
     node it is at most its value at f_hi and at √f_hi clipped to the range of t. Equality
     holds for an equicorrelated block, where the bound is exact. ∎
     """
-    m = A_T.shape[0]
     free = ~in_F
-    Q = A_T * A_T
-    diag2 = np.diag(Q).copy()
-    Q = Q.copy()
-    Q.flat[:: m + 1] = 0.0
-    base = Q[:, in_F].sum(axis=1) + diag2  # a_ii² is in every row's own sum
-    Qf = Q[:, free]
-    nf = Qf.shape[1]
-    top_r = np.partition(Qf, nf - r, axis=1)[:, nf - r :]
+    base, top_r = _row_tops(A_T, in_F, r, square=True)
+    base += np.diag(A_T) ** 2  # a_ii² is in every row's own sum
     s_r = top_r.sum(axis=1)
     R = base + np.where(in_F, s_r, s_r - top_r.min(axis=1))
     f_hi = float(R[in_F].sum() + top_sums(R[free], r))

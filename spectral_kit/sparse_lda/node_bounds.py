@@ -14,6 +14,7 @@ the node (``info``) they were computed for.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,12 @@ class _NodeBounds:
     #: and at the root.
     PERRON_ITERS = 10
     PERRON_ROOT_ITERS = 200
+    #: The soft-threshold bound (three dense eigenvalue problems a node) is dropped once it
+    #: has pruned nothing and cost more than this share of the search's time, after at
+    #: least SOFT_MIN_SECONDS: at a few thousand variables a try costs a second, and on
+    #: colon's 2,000 genes it pruned none of the first 23 nodes at k = 20.
+    SOFT_SHARE = 0.1
+    SOFT_MIN_SECONDS = 2.0
     #: Rank one, B ≠ I: nodes keeping at least this many more free variables get the
     #: perspective bound (:func:`.perspective.perspective_terms`); below it the node is a
     #: few direct evaluations away from its leaves.
@@ -116,6 +123,10 @@ class _NodeBounds:
         """B = I: the soft-threshold bound at a few levels c around the last best one."""
         if not self.identity_B or not self.worth_trying("soft"):
             return False
+        start = time.perf_counter()
+        if (self.stats.get("soft", (0, 0))[1] == 0 and self.soft_seconds > max(
+                self.SOFT_MIN_SECONDS, self.SOFT_SHARE * (start - self._started))):
+            return False
         A_T = submatrix(self.pair.A, T)
         threshold = self.threshold() - self.cheap_margin(T.size) * T.size
         c0 = self.soft_c
@@ -127,6 +138,7 @@ class _NodeBounds:
             if best <= threshold:
                 break
         self.soft_c = best_c
+        self.soft_seconds += time.perf_counter() - start
         return self.record("soft", best <= threshold)
 
     def prune_node(self, info: _NodeInfo, free: np.ndarray, in_F: np.ndarray,
@@ -327,6 +339,7 @@ class _NodeBounds:
         top_r = float(np.add.reduce(srt[:r]))
         others = np.where(ranks < r, top_r + srt[r] - psi, top_r) if r < psi.size else top_r
         return info.f_T - base + mandatory + others + slack
+
     def worth_trying(self, name: str, patience: int | None = None) -> bool:
         tries, prunes = self.stats.get(name, (0, 0))
         return prunes > 0 or tries < (self.PATIENCE if patience is None else patience)

@@ -88,6 +88,7 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
         self.cheap = False
         # soft-threshold level: starts at the median |a_ij| and follows the best one found
         self.soft_c = float(np.median(self.absA)) if n > 1 else 0.0
+        self.soft_seconds = 0.0
         self.pruned_early = 0
         self.stats: dict[str, tuple[int, int]] = {}
         self.perron_w = np.ones(n)
@@ -264,6 +265,9 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
             if bound <= self.threshold():
                 self.pruned_early += 1
                 return
+        # the bound the node was queued with holds for every child: a child's own bound
+        # above it would raise the search's upper bound for nothing
+        bound = min(bound, self.expanding_bound)
         if self.prune_soft(T):
             return
         free = np.flatnonzero(~in_F)
@@ -277,8 +281,7 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
                 # when it is expanded)
                 rest_F = F_mask.copy()
                 rest_F[T[u[:i]]] = True
-                _Driver.push(self, min(bound, self.expanding_bound), depth + i, rest_F,
-                             T_mask.copy())
+                _Driver.push(self, bound, depth + i, rest_F, T_mask.copy())
                 return None
             if i == r:
                 self.offer(np.concatenate([T[in_F], T[u[:r]]]))
