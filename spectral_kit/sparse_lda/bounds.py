@@ -115,25 +115,19 @@ def _row_tops(M_T: np.ndarray, in_F: np.ndarray, r: int, w: np.ndarray | None = 
     largest entries over the free columns, the row's own entry counted as 0 (an m × r
     array, unordered). The kernel of the row-sum bounds below: one copy of the free
     columns, partitioned in place, for a node with thousands of variables."""
-    m = M_T.shape[0]
-    fixed = np.flatnonzero(in_F)
-    free = np.flatnonzero(~in_F)
-    Mf = np.take(M_T, free, axis=1)
-    if square:
-        np.multiply(Mf, Mf, out=Mf)
-    elif w is not None:
-        Mf *= w[free]
-    Mf[free, np.arange(free.size)] = 0.0
-    if fixed.size:
-        MF = np.take(M_T, fixed, axis=1)
+    def columns(cols: np.ndarray) -> np.ndarray:
+        """The columns ``cols``, weighted or squared, each row's own entry set to 0."""
+        M = np.take(M_T, cols, axis=1)
         if square:
-            np.multiply(MF, MF, out=MF)
+            np.multiply(M, M, out=M)
         elif w is not None:
-            MF *= w[fixed]
-        MF[fixed, np.arange(fixed.size)] = 0.0
-        base = MF.sum(axis=1)
-    else:
-        base = np.zeros(m)
+            M *= w[cols]
+        M[cols, np.arange(cols.size)] = 0.0
+        return M
+
+    free = np.flatnonzero(~in_F)
+    Mf = columns(free)
+    base = columns(np.flatnonzero(in_F)).sum(axis=1)
     nf = free.size
     Mf.partition(nf - r, axis=1)
     return base, Mf[:, nf - r:]

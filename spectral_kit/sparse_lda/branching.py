@@ -161,6 +161,4 @@ class _Branching(_Driver):
             child_F[T[F_pos]] = True
             child_T = T_mask.copy()
             child_T[T[u[i]]] = False
-            # the node's queued bound holds for its children too (their own may be looser)
-            self.push(min(bound + margin, self.expanding_bound), depth + i + 1, child_F,
-                      child_T)
+            self.push(bound + margin, depth + i + 1, child_F, child_T)

@@ -96,7 +96,7 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
         self.use_perspective = pair.rank_one and not self.identity_B
         self._kept = self._persp = self._order = None
         #: The root's ℓ₁ relaxation once solved (:meth:`relax_root`), and the bound of the
-        #: node being expanded that its children inherit.
+        #: node being expanded that caps its children's (:meth:`push`).
         self.relaxed: _relaxation.RelaxationBound | None = None
         self._node_cap = np.inf
         self._started = time.perf_counter()
@@ -118,7 +118,7 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
              own: bool = False) -> None:
         """With cheap bounds, a child is bounded when it is created: pruned at once, or
         queued under its own bound, so that best-first order follows the nodes' bounds."""
-        # every subset of a child is one of the node's: the node's relaxation bound holds
+        # every subset of a child is one of the node's: the node's bound holds
         bound = min(bound, self._node_cap)
         if self.cheap and not own:
             T_idx = T.nonzero()[0]
@@ -224,9 +224,9 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
                 and time.perf_counter() - self._started >= self.RELAX_AFTER_SECONDS
                 ) or self.relax_more():
             self.relax_root()
-        if self.relaxed is not None:
-            # the node's queued bound (capped by the root's relaxation) holds for its children
-            self._node_cap = self.expanding_bound
+        # the node's queued bound (capped by the root's relaxation once solved) holds for its
+        # children: a child's own bound above it would raise the search's upper bound
+        self._node_cap = self.expanding_bound
         if self.relaxed is not None and self.identity_B and self.worth_trying("relaxation"):
             T = T_mask.nonzero()[0]
             if T.size > self.k and np.count_nonzero(F_mask) < self.k:
@@ -265,9 +265,6 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
             if bound <= self.threshold():
                 self.pruned_early += 1
                 return
-        # the bound the node was queued with holds for every child: a child's own bound
-        # above it would raise the search's upper bound for nothing
-        bound = min(bound, self.expanding_bound)
         if self.prune_soft(T):
             return
         free = np.flatnonzero(~in_F)
@@ -281,7 +278,8 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
                 # when it is expanded)
                 rest_F = F_mask.copy()
                 rest_F[T[u[:i]]] = True
-                _Driver.push(self, bound, depth + i, rest_F, T_mask.copy())
+                _Driver.push(self, min(bound, self.expanding_bound), depth + i, rest_F,
+                             T_mask.copy())
                 return None
             if i == r:
                 self.offer(np.concatenate([T[in_F], T[u[:r]]]))
