@@ -13,7 +13,8 @@ the generalized inclusion principle (Thm. 1, Eq. 8).
 * Bounds of the exact search, each with its proof: :mod:`spectral_kit.sparse_lda.bounds`
   and :mod:`spectral_kit.sparse_lda.perspective`; the ℓ₁ (DSPCA) relaxation's bound, which
   the search solves at the root of searches that do not end quickly:
-  :func:`relaxation_bound`; the search on several worker processes
+  :func:`relaxation_bound`, and how low that bound can ever go (a feasible point of its
+  relaxation): :func:`relaxation_floor`; the search on several worker processes
   (``eslda(..., n_jobs=-1)``): :mod:`spectral_kit.sparse_lda.parallel`; how many nodes
   a certificate would take (Knuth's estimate): :func:`estimate_tree_size`.
 * Curves for k = 1, …, n inside the bounds: :func:`sparsity_curves`; the Monte Carlo of
@@ -40,6 +41,7 @@ from .lda import LinearDiscriminant, discriminant_errors, fit_discriminant
 from .montecarlo import MonteCarloBatch, monte_carlo_batch
 from .pair import AUTO_FACTOR, MatrixPair, auto_epsilon, check_pair, rank_one_factor, regularize
 from .relaxation import RelaxationBound, relaxation_bound
+from .relaxation_floor import RelaxationFloor, relaxation_floor
 from .results import (
     ESLDAResult,
     GSLDAPath,
@@ -83,6 +85,7 @@ __all__ = [
     "RandomPair",
     "Ranking",
     "RelaxationBound",
+    "RelaxationFloor",
     "ScatterMatrices",
     "SparseDiscriminant",
     "SparsePath",
@@ -112,6 +115,7 @@ __all__ = [
     "rayleigh_quotient",
     "regularize",
     "relaxation_bound",
+    "relaxation_floor",
     "renormalize",
     "scatter_matrices",
     "simple_threshold",

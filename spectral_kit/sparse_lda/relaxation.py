@@ -157,6 +157,68 @@ def _smoothed_run(A: np.ndarray, k: int, c: float, W: np.ndarray | None, Y: np.n
     return best, best_Y, taken
 
 
+def _simplex(v: np.ndarray) -> np.ndarray:
+    """Euclidean projection of v onto the probability simplex (sort-based)."""
+    u = np.sort(v)[::-1]
+    excess = np.cumsum(u) - 1.0
+    r = int(np.flatnonzero(u * np.arange(1, v.size + 1) > excess)[-1])
+    return np.maximum(v - excess[r] / (r + 1), 0.0)
+
+
+def _admm_run(A: np.ndarray, k: int, c: float, Y: np.ndarray, steps: int,
+              deadline: float | None, state: dict | None = None
+              ) -> tuple[float, np.ndarray, int]:
+    """ADMM on the penalized primal at level c (B = I): min −Tr(AX) + c Σ_{i≠j} |Z_ij| over
+    X in the spectraplex {X ⪰ 0, Tr X = 1}, with X = Z. Its multiplier Λ of X = Z, once
+    clipped to the box and its diagonal zeroed, is a dual point Y of the bound (the
+    Lagrangian's minimum over Z is finite exactly on that box, and over X it is
+    −λ_max(A − Λ)); started from the dual point Y. Each step is one symmetric
+    eigendecomposition, as a smoothed step is, but the iterates reach the level's optimum
+    in a few hundred steps where the smoothed gradient takes thousands (weak spiked
+    covariances, p = 300 and 500). The step size ρ follows the residuals (Boyd et al. 2011,
+    Sec. 3.4.1). ``state`` carries Z and ρ from one run to the next (the pattern search on
+    the level moves c a little: the primal iterate stays near its optimum), and returns
+    the last primal iterate X (in the spectraplex) under "X". Returns the
+    best exact bound seen, its Y and the steps taken."""
+    m = A.shape[0]
+    off = ~np.eye(m, dtype=bool)
+    state = {} if state is None else state
+    rho = state.get("rho", max(float(np.abs(A).max()), _EPS))
+    U = np.clip(Y, -c, c) * off / rho
+    Z = state.get("Z", np.zeros_like(A))
+    best, best_Y, taken = np.inf, np.clip(Y, -c, c) * off, 0
+    X = Z
+    for taken in range(1, steps + 1):
+        w, V = np.linalg.eigh(Z - U + A / rho)
+        lam = _simplex(w)
+        keep = lam > 0
+        X = (V[:, keep] * lam[keep]) @ V[:, keep].T
+        previous = Z
+        T = X + U
+        # soft threshold off the diagonal (the diagonal is not penalized)
+        Z = np.where(off, np.sign(T) * np.maximum(np.abs(T) - c / rho, 0.0), T)
+        U += X - Z
+        if taken % 10 == 0 or taken == steps:
+            Y_now = np.clip(rho * U, -c, c) * off
+            value = relaxation_value(A, Y_now, c, k)
+            if value < best:
+                best, best_Y = value, Y_now
+            primal = float(np.linalg.norm(X - Z))
+            dual = rho * float(np.linalg.norm(Z - previous))
+            if primal > 10.0 * dual:
+                rho, U = 2.0 * rho, U / 2.0
+            elif dual > 10.0 * primal:
+                rho, U = rho / 2.0, U * 2.0
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+    state["rho"], state["Z"] = rho, Z
+    if taken:
+        state["X"] = X
+    if not np.isfinite(best):
+        best = relaxation_value(A, best_Y, c, k)
+    return best, best_Y, taken
+
+
 def l1_relaxation_bound(
     A: np.ndarray,
     k: int,
@@ -169,6 +231,7 @@ def l1_relaxation_bound(
     Y0: np.ndarray | None = None,
     smoothing: float | None = None,
     give_up: float | None = None,
+    refine: bool = False,
 ) -> RelaxationBound:
     """Upper bound on max_{|S| ≤ k} λ_max(A_S, B_S) from the ℓ₁ relaxation (DSPCA's dual).
 
@@ -192,10 +255,11 @@ def l1_relaxation_bound(
     is a dual point of the submatrix (:func:`relaxation_value`), whose bound is no larger by
     interlacing.
 
-    The minimum over Y at a fixed c is approached by an accelerated projected gradient on a
-    smoothed λ_max (Nesterov's smoothing, as in d'Aspremont et al., Sec. 4); c by a
-    golden-section search (the minimum over Y is convex in c), started around the best
-    soft-threshold level. Every dual point visited is valid: the solver can stop at any
+    The minimum over Y at a fixed c is approached, for B = I, by ADMM on the primal
+    (:func:`_admm_run`: the multiplier, clipped to the box, is Y), and for B ≠ I by an
+    accelerated projected gradient on a smoothed λ_max (Nesterov's smoothing, as in
+    d'Aspremont et al., Sec. 4); c by short runs at a few levels around the best
+    soft-threshold level, then a pattern search (the minimum over Y is convex in c). Every dual point visited is valid: the solver can stop at any
     step and returns the best bound it has evaluated.
 
     Parameters
@@ -213,13 +277,17 @@ def l1_relaxation_bound(
     target : float, optional
         Stop as soon as the bound is at most ``target``.
     c, Y0 : optional
-        A starting level and dual matrix (a warm start); with ``c`` given, c is not searched.
+        A starting level and dual matrix (a warm start); with ``c`` given, c is not searched
+        unless ``refine``.
     give_up : float, optional
         Return after the levels are ranked if the bound is not below it by then (a search
         whose own bounds are already tighter).
     smoothing : float, optional
-        With ``c``: the smoothing width μ as a fraction of max|A| (default 0.01); narrower
-        widths converge more slowly, to a lower bound.
+        With ``c`` and B ≠ I: the smoothing width μ as a fraction of max|A| (default 0.01);
+        narrower widths converge more slowly, to a lower bound.
+    refine : bool
+        With ``c``: search the level again from ``c`` (the pattern search below), rather
+        than keep it.
 
     Returns
     -------
@@ -257,11 +325,15 @@ def l1_relaxation_bound(
     if W is not None:
         scale *= float(np.linalg.norm(W, 2)) ** 2
     taken_all = 0
+    admm_state: dict = {}
 
     def run(level: float, Y: np.ndarray, steps: int, mu: float,
             until: float | None = deadline) -> RelaxationBound:
         nonlocal taken_all
-        value, Y, taken = _smoothed_run(A, k, level, W, Y, steps, mu * scale, until)
+        if W is None:
+            value, Y, taken = _admm_run(A, k, level, Y, steps, until, admm_state)
+        else:
+            value, Y, taken = _smoothed_run(A, k, level, W, Y, steps, mu * scale, until)
         taken_all += taken
         return RelaxationBound(value, Y, level, taken_all, 0.0)
 
@@ -269,37 +341,44 @@ def l1_relaxation_bound(
         return (taken_all >= max_steps or (target is not None and bound.value <= target)
                 or (deadline is not None and time.perf_counter() > deadline))
 
-    if c is not None:
+    def rank_levels() -> RelaxationBound:
+        # The level: the best soft-threshold level c₀ (Y = A clipped, no step), then short
+        # runs at a few fractions of it (with a wide smoothing), which rank the levels
+        # (smaller levels than c₀ win on spiked covariances, c₀ itself on Sonar's
+        # correlations).
+        levels = np.quantile(off, np.linspace(0.3, 0.995, 12))
+        soft = [relaxation_value(A, np.clip(A, -t, t) * offdiag, t, k, W=W) for t in levels]
+        c0 = float(levels[int(np.argmin(soft))])
+        best = RelaxationBound(float(min(soft)), np.clip(A, -c0, c0) * offdiag, c0, 0, 0.0)
+        # Y = 0, c = 0: the inclusion bound λ_max(A, B) (Thm. 1), never to be beaten by less
+        trivial = relaxation_value(A, np.zeros_like(A), 0.0, k, W=W)
+        if trivial < best.value:
+            best = RelaxationBound(trivial, np.zeros_like(A), 0.0, 0, 0.0)
+        short = max(5, min(_RANKING_STEPS, max_steps // 8))
+        for fraction in _LEVELS:
+            if done(best):
+                break
+            level = fraction * c0
+            trial = run(level, np.clip(A, -level, level), min(short, max_steps - taken_all),
+                        _MU[0])
+            if trial.value < best.value:
+                best = trial
+        return best
+
+    if c is not None and not refine:
         Y = np.zeros_like(A) if Y0 is None else np.array(Y0, dtype=float)
         best = run(float(c), Y, max_steps, _MU[-1] if smoothing is None else smoothing)
         return RelaxationBound(best.value, best.Y, best.c, taken_all,
                                time.perf_counter() - start)
-
-    # The level: the best soft-threshold level c₀ (Y = A clipped, no step), then short runs
-    # at a few fractions of it with a wide smoothing, which rank the levels as long runs
-    # do (smaller levels than c₀ win on spiked covariances, c₀ itself on Sonar's
-    # correlations); then the best one with a narrowing smoothing.
-    levels = np.quantile(off, np.linspace(0.3, 0.995, 12))
-    soft = [relaxation_value(A, np.clip(A, -t, t) * offdiag, t, k, W=W) for t in levels]
-    c0 = float(levels[int(np.argmin(soft))])
-    best = RelaxationBound(float(min(soft)), np.clip(A, -c0, c0) * offdiag, c0, 0, 0.0)
-    # Y = 0, c = 0: the inclusion bound λ_max(A, B) (Thm. 1), never to be beaten by less
-    trivial = relaxation_value(A, np.zeros_like(A), 0.0, k, W=W)
-    if trivial < best.value:
-        best = RelaxationBound(trivial, np.zeros_like(A), 0.0, 0, 0.0)
-    short = max(5, min(_RANKING_STEPS, max_steps // 8))
-    for fraction in _LEVELS:
-        if done(best):
-            break
-        level = fraction * c0
-        trial = run(level, np.clip(A, -level, level), min(short, max_steps - taken_all),
-                    _MU[0])
-        if trial.value < best.value:
-            best = trial
-    if best.c == 0.0 or (give_up is not None and best.value >= give_up):
-        # the inclusion bound won, or the caller has a better bound already
-        return RelaxationBound(best.value, best.Y, best.c, taken_all,
-                               time.perf_counter() - start)
+    if c is not None:
+        Y = np.zeros_like(A) if Y0 is None else np.array(Y0, dtype=float)
+        best = run(float(c), Y, min(_REFINE_STEPS, max_steps), _MU[1])
+    else:
+        best = rank_levels()
+        if best.c == 0.0 or (give_up is not None and best.value >= give_up):
+            # the inclusion bound won, or the caller has a better bound already
+            return RelaxationBound(best.value, best.Y, best.c, taken_all,
+                                   time.perf_counter() - start)
 
     # The level again, by a pattern search on c with medium runs (the minimum over Y is
     # convex in c): a share of the steps and of the time.
