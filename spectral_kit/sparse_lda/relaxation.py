@@ -259,8 +259,9 @@ def l1_relaxation_bound(
     (:func:`_admm_run`: the multiplier, clipped to the box, is Y), and for B ≠ I by an
     accelerated projected gradient on a smoothed λ_max (Nesterov's smoothing, as in
     d'Aspremont et al., Sec. 4); c by short runs at a few levels around the best
-    soft-threshold level, then a pattern search (the minimum over Y is convex in c). Every dual point visited is valid: the solver can stop at any
-    step and returns the best bound it has evaluated.
+    soft-threshold level, then a pattern search (the minimum over Y is convex in c). Every
+    dual point visited is valid: the solver can stop at any step and returns the best bound
+    it has evaluated.
 
     Parameters
     ----------

@@ -74,7 +74,7 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
     #: A later round (:meth:`relax_more`) that lowers the bound by less than this fraction
     #: is the last.
     RELAX_MIN_GAIN = 1e-3
-    #: The narrowest smoothing width of later rounds (× max|A|).
+    #: The narrowest smoothing width of later rounds with B ≠ I (× max|A|).
     RELAX_FINEST = 0.0025
 
     def __init__(self, pair: MatrixPair, k: int, support: np.ndarray, value: float, gap: float):
