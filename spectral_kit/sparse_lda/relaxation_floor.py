@@ -42,9 +42,22 @@ class RelaxationFloor:
         Tr(AX): every bound of :func:`~spectral_kit.sparse_lda.relaxation_bound` is at
         least this (to rounding), however long it is solved.
     X : ndarray, shape (n, n)
-        Positive semidefinite, Tr(BX) = 1 and Σ_{i≠j} |X_ij| ≤ (k − 1) Tr X.
+        Positive semidefinite, Tr(BX) = 1, and its off-diagonal entries' absolute
+        values sum to at most (k − 1) Tr X.
     seconds : float
         Time spent.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit import sparse_lda as sl
+    >>> rng = np.random.default_rng(1)
+    >>> A = np.cov(rng.standard_normal((30, 8)), rowvar=False)
+    >>> floor = sl.relaxation_floor(A, np.eye(8), 2, steps=60)
+    >>> bool(np.isclose(np.trace(floor.X), 1.0) and np.linalg.eigvalsh(floor.X)[0] > -1e-10)
+    True
+    >>> bool(floor.value >= sl.exhaustive(A, np.eye(8), 2).value - 1e-9)
+    True
     """
 
     value: float
