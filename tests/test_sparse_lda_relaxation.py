@@ -151,6 +151,55 @@ def test_search_with_the_relaxation_at_once_equals_brute_force(seed, monkeypatch
     assert relaxed > 50  # the relaxation was solved in most of these searches
 
 
+def _noise(seed: int, n: int = 18, samples: int = 12) -> np.ndarray:
+    """Sample covariance of pure noise, few samples: many near-equal subsets, so that
+    searches branch."""
+    return np.cov(np.random.default_rng(9700 + seed).standard_normal((samples, n)),
+                  rowvar=False)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_node_solve_bounds_every_subset_of_the_node(seed, monkeypatch):
+    """The relaxation solved again on a node's variables (a few ADMM steps warm-started
+    from the root's solution restricted to them) bounds every k-subset of the node."""
+    monkeypatch.setattr(_Search, "RELAX_MIN_N", 2)
+    A = _noise(seed)
+    n, k = A.shape[0], 5
+    search = _Search(check_pair(A, np.eye(n)), k, np.arange(k),
+                     sl.exhaustive(A, np.eye(n), 1).value, 1e-9)
+    search.relax_root()
+    assert search.relaxed is not None and search.relaxed.state is not None
+    masks, values = all_values(A, np.eye(n), k)
+    rng = np.random.default_rng(seed)
+    for _ in range(6):
+        T = np.sort(rng.choice(n, int(rng.integers(k + 1, n)), replace=False))
+        inside = ~np.any(masks[:, np.setdiff1d(np.arange(n), T)], axis=1)
+        assert search.solved_bound(T) >= values[inside].max() - TOL * max(1.0, values.max())
+
+
+def test_search_solving_the_relaxation_at_nodes_equals_brute_force(monkeypatch):
+    """Noise covariances at n = 18, the relaxation solved at the root before the first
+    node and again at every node: the search branches, solves at nodes, and certifies the
+    brute-force optimum."""
+    monkeypatch.setattr(_Search, "RELAX_AFTER_NODES", 0)
+    monkeypatch.setattr(_Search, "RELAX_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(_Search, "RELAX_MIN_N", 2)
+    monkeypatch.setattr(_Search, "RELAX_MAX_STEPS", 40)
+    monkeypatch.setattr(_Search, "NODE_RELAX_SHARE", 1.0)
+    solves = 0
+    for seed in range(6):
+        A = _noise(seed)
+        pair = check_pair(A, np.eye(A.shape[0]))
+        for k in (5, 7):
+            search = sl.ESLDASearch(pair, k, np.arange(k))
+            search.advance(None, at_least_one=False)
+            solves += search._search.stats.get("node relaxation", (0, 0))[0]
+            best = float(all_values(pair.A, pair.B, k)[1].max())
+            assert search.optimal
+            assert search.value == pytest.approx(best, rel=1e-9, abs=1e-12)
+    assert solves >= 5
+
+
 def test_relaxation_bound_checks_its_input():
     A = np.eye(4)
     with pytest.raises(ValueError, match="k"):

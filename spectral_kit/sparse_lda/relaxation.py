@@ -11,7 +11,7 @@ re-evaluates the root's dual point on the nodes' variable sets.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -72,6 +72,9 @@ class RelaxationBound:
     c: float
     steps: int
     seconds: float
+    #: B = I: ADMM's primal iterate Z and step size ρ (:func:`_admm_run`), to warm-start
+    #: the same relaxation on a node's variables.
+    state: dict | None = field(default=None, compare=False, repr=False)
 
 
 def _whitener(B: np.ndarray | None) -> np.ndarray | None:
@@ -411,7 +414,8 @@ def l1_relaxation_bound(
         trial = run(best.c, best.Y, max(1, (max_steps - taken_all) // left), mu, until)
         if trial.value < best.value:
             best = trial
-    return RelaxationBound(best.value, best.Y, best.c, taken_all, time.perf_counter() - start)
+    return RelaxationBound(best.value, best.Y, best.c, taken_all, time.perf_counter() - start,
+                           dict(admm_state) if admm_state else None)
 
 
 def relaxation_supports(A: np.ndarray, bound: RelaxationBound, k: int,
