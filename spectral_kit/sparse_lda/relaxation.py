@@ -56,6 +56,9 @@ class RelaxationBound:
         First-order steps taken.
     seconds : float
         Time spent.
+    state : dict or None
+        With B = I, ADMM's primal iterate ``"Z"`` and step size ``"rho"``, which warm-start
+        the same relaxation on a node's variables; ``None`` otherwise.
 
     Examples
     --------
@@ -72,8 +75,6 @@ class RelaxationBound:
     c: float
     steps: int
     seconds: float
-    #: B = I: ADMM's primal iterate Z and step size ρ (:func:`_admm_run`), to warm-start
-    #: the same relaxation on a node's variables.
     state: dict | None = field(default=None, compare=False, repr=False)
 
 
