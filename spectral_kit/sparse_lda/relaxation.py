@@ -120,17 +120,22 @@ def relaxation_value(A: np.ndarray, Y: np.ndarray, c: float, k: int,
 
 
 def _smoothed_run(A: np.ndarray, k: int, c: float, W: np.ndarray | None, Y: np.ndarray,
-                  steps: int, mu: float, deadline: float | None) -> tuple[float, np.ndarray, int]:
+                  steps: int, mu: float, deadline: float | None,
+                  state: dict | None = None) -> tuple[float, np.ndarray, int]:
     """Nesterov's accelerated projected gradient on the smoothed dual at level c:
     min over the box |Y_ij| ≤ c (zero diagonal) of μ log Σ exp(λ_i(M(Y)) / μ), whose gradient
-    −W ᵀV diag(softmax(λ/μ)) VᵀW is 1/μ-Lipschitz (d'Aspremont et al., Sec. 4). Returns
-    the best exact bound seen, its Y and the steps taken."""
+    −W ᵀV diag(softmax(λ/μ)) VᵀW is 1/μ-Lipschitz (d'Aspremont et al., Sec. 4). Each
+    matrix Wᵀ V diag(softmax(λ/μ)) Vᵀ W is positive semidefinite with Tr(BG) = 1, and
+    their mean over the second half of the run, returned in ``state`` under "X" (as
+    :func:`_admm_run` returns its primal iterate), approaches the penalized relaxation's
+    primal solution. Returns the best exact bound seen, its Y and the steps taken."""
     m = A.shape[0]
     diag = np.arange(m)
     Y = np.clip(Y, -c, c)
     Y[diag, diag] = 0.0
     best, best_Y = np.inf, Y
     Z, t, taken = Y.copy(), 1.0, 0
+    total, count = (None, 0) if state is None else (np.zeros_like(A), 0)
     # with W the gradient's Lipschitz constant grows by ‖W‖₂²
     step = mu if W is None else mu / float(np.linalg.norm(W, 2)) ** 2
     for taken in range(1, steps + 1):
@@ -142,6 +147,9 @@ def _smoothed_run(A: np.ndarray, k: int, c: float, W: np.ndarray | None, Y: np.n
         G = (V * weights) @ V.T
         if W is not None:
             G = W.T @ G @ W
+        if total is not None and taken > steps // 2:
+            total += G
+            count += 1
         # ∂/∂Y of the smoothed λ_max(A − Y + …) is −G: a gradient step adds step · G
         Y_next = np.clip(Z + step * G, -c, c)
         Y_next[diag, diag] = 0.0
@@ -158,6 +166,8 @@ def _smoothed_run(A: np.ndarray, k: int, c: float, W: np.ndarray | None, Y: np.n
         value = relaxation_value(A, Y, c, k, W=W)
         if value < best:
             best, best_Y = value, Y
+    if count:
+        state["X"] = total / count
     return best, best_Y, taken
 
 

@@ -19,7 +19,13 @@ import scipy.linalg
 
 from ..validation import check_finite_scalar, check_int
 from .pair import check_k, check_pair
-from .relaxation import RelaxationBound, _admm_run, _shifted, _whitener, l1_relaxation_bound
+from .relaxation import (
+    RelaxationBound,
+    _admm_run,
+    _smoothed_run,
+    _whitener,
+    l1_relaxation_bound,
+)
 from .start import greedy_start
 
 __all__ = ["RelaxationFloor", "relaxation_floor"]
@@ -71,41 +77,6 @@ def excess(X: np.ndarray, k: int) -> float:
     feasible)."""
     absolute = np.abs(X)
     return float(absolute.sum() - np.trace(absolute) - (k - 1) * np.trace(X))
-
-
-def _averaged_gradient(A: np.ndarray, k: int, c: float, W: np.ndarray | None,
-                       Y: np.ndarray, steps: int, mu: float,
-                       deadline: float | None) -> np.ndarray | None:
-    """The smoothed dual's accelerated run at level c (as in
-    :func:`~spectral_kit.sparse_lda.relaxation.l1_relaxation_bound`), returning the mean of
-    its gradients over the second half of the run: each is Wᵀ V diag(softmax(λ/μ)) Vᵀ W,
-    positive semidefinite with Tr(BG) = 1, and their mean approaches the primal solution
-    of the penalized relaxation at level c (Nesterov's smoothing)."""
-    m = A.shape[0]
-    diag = np.arange(m)
-    Y = np.clip(Y, -c, c)
-    Y[diag, diag] = 0.0
-    Z, t = Y.copy(), 1.0
-    total, count = np.zeros_like(A), 0
-    step = mu if W is None else mu / float(np.linalg.norm(W, 2)) ** 2
-    for taken in range(steps):
-        w, V = np.linalg.eigh(_shifted(A, Z, c, k, W))
-        weights = np.exp((w - w[-1]) / mu)
-        weights /= weights.sum()
-        G = (V * weights) @ V.T
-        if W is not None:
-            G = W.T @ G @ W
-        if taken >= steps // 2:
-            total += G
-            count += 1
-        Y_next = np.clip(Z + step * G, -c, c)
-        Y_next[diag, diag] = 0.0
-        t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
-        Z = Y_next + ((t - 1.0) / t_next) * (Y_next - Y)
-        Y, t = Y_next, t_next
-        if deadline is not None and time.perf_counter() > deadline:
-            break
-    return total / count if count else None
 
 
 def _subset_point(A: np.ndarray, B: np.ndarray | None, support: np.ndarray) -> np.ndarray:
@@ -198,17 +169,15 @@ def l1_relaxation_floor(A: np.ndarray, k: int, B: np.ndarray | None = None, *,
         for i, fraction in enumerate(_LEVELS):
             until = None if deadline is None else time.perf_counter() + (
                 deadline - time.perf_counter()) / (len(_LEVELS) - i)
-            level = fraction * bound.c
+            level, state = fraction * bound.c, {}
             if W is None:
                 # B = I: ADMM's primal iterate, which converges where the smoothed
                 # gradients' mean is still spread
-                state: dict = {}
                 _admm_run(A, k, level, bound.Y * fraction, steps, until, state)
-                G = state.get("X")
             else:
-                G = _averaged_gradient(A, k, level, W, bound.Y * fraction, steps, mu, until)
-            if G is not None:
-                points.append(G)
+                _smoothed_run(A, k, level, W, bound.Y * fraction, steps, mu, until, state)
+            if "X" in state:
+                points.append(state["X"])
     best = _best_mixture(A, k, points)
     if best is None:
         # nothing feasible drawn: a single variable's point always is

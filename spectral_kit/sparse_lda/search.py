@@ -251,7 +251,7 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
         p = 300, seed 2: 4.17 % left at 120 s without it, 3.72 % with it). Once it prunes, at
         most :attr:`NODE_RELAX_SHARE` of the search's time so far: each try is a few dense
         eigendecompositions."""
-        if self._slicing:
+        if self._slicing or not self.worth_trying("node relaxation"):
             return False
         if self.stats.get("node relaxation", (0, 0))[1] == 0:
             return True
@@ -278,8 +278,7 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
                     self.nodes += 1
                     return
                 self._node_cap = min(self._node_cap, relaxed)
-                if (T.size < self.n and self.worth_trying("node relaxation")
-                        and self.solve_nodes()):
+                if T.size < self.n and self.solve_nodes():
                     solved = self.solved_bound(T)
                     if self.record("node relaxation", solved <= self.threshold()):
                         self.nodes += 1
