@@ -1122,10 +1122,11 @@ def test_perspective_terms_decline_what_they_cannot_certify():
     assert base - np.sort(psi)[::-1][:2].sum() == pytest.approx(np.sort(x * x)[0], abs=1e-6)
 
 
+@pytest.mark.parametrize("m", [17, 300])  # 300: the free columns go through blocks
 @pytest.mark.parametrize("seed", range(4))
-def test_row_tops_are_each_rows_fixed_sum_and_largest_free_entries(seed):
+def test_row_tops_are_each_rows_fixed_sum_and_largest_free_entries(seed, m):
     rng = np.random.default_rng(seed)
-    m, r = 17, 4
+    r = 4
     M = rng.standard_normal((m, m))
     M = M + M.T
     in_F = np.zeros(m, dtype=bool)
@@ -1145,3 +1146,50 @@ def test_row_tops_are_each_rows_fixed_sum_and_largest_free_entries(seed):
             free_values = np.where(others, V[i], 0.0)[~in_F]
             expected = np.sort(free_values)[::-1][:r]
             assert np.sort(top[i])[::-1] == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_row_top_r_through_blocks_equals_a_full_partition(seed):
+    """Widths with and without a remainder block, ties, rows of zeros and r up to the
+    largest the blocks take: the values equal each row's r largest."""
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        m = int(rng.integers(1, 40))
+        c = int(rng.integers(bounds.TOP_BLOCK_MIN, 1200))
+        r = int(rng.integers(1, c // (2 * bounds.TOP_BLOCK) + 1))
+        M = np.abs(rng.standard_normal((m, c)))
+        if seed % 2:
+            M = np.round(M, 1)  # ties
+        M[:, rng.random(c) < 0.5] = 0.0
+        M[rng.random(m) < 0.2] = 0.0
+        expected = np.sort(M, axis=1)[:, ::-1][:, :r]
+        got = np.sort(bounds._row_top_r(M.copy(), r), axis=1)[:, ::-1]
+        assert got.shape == (m, r)
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_soft_threshold_bound_is_dropped_once_idle_at_its_level(monkeypatch):
+    """A soft-threshold bound that, at its best level, is never below the bound the node
+    was queued under stops being tried after SOFT_IDLE such nodes (here made so by a large
+    valid stand-in, Σ|a_ij| ≥ λ_max, on a weak spiked covariance that branches); without
+    the rule it is tried on more nodes, and either way the search certifies the optimum of
+    the first search."""
+    from spectral_kit.bench.sparse_lda import _spiked
+    from spectral_kit.sparse_lda.search import _Search
+
+    monkeypatch.setattr(bounds, "soft_threshold_bound",
+                        lambda A_T, c, k: float(np.abs(A_T).sum()))
+    pair = check_pair(_spiked(30, 5, 1.0, 60, 1), np.eye(30))
+    support = gslda_pair(pair).support_at(8)
+    ref = _ReferenceESLDASearch(pair, 8, support)
+    ref.advance()
+    tries, rule = {}, _Search.SOFT_IDLE
+    for idle in (rule, np.inf):
+        monkeypatch.setattr(_Search, "SOFT_IDLE", idle)
+        search = ESLDASearch(pair, 8, support)
+        search.advance()
+        assert search.optimal
+        assert search.value == pytest.approx(ref.value, rel=1e-9)
+        tries[idle] = search._search.stats.get("soft", (0, 0))
+    assert tries[rule] == (rule + 1, 0)
+    assert tries[np.inf][0] > 2 * (rule + 1)

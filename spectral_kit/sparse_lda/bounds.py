@@ -108,29 +108,77 @@ def pair_exclusion_bounds(H_free: np.ndarray, e: int) -> np.ndarray:
     return top[:, c - (e - 1)]
 
 
+#: Rows of at least TOP_BLOCK_MIN columns and max(2r, TOP_BLOCK) blocks of TOP_BLOCK
+#: columns get their r largest entries through the blocks (:func:`_row_top_r`): per call
+#: 1.5-1.8× faster than a partition at 300 columns, 2-3.5× at 500-2,000, and up to 1.5×
+#: slower at 150, where the gathering costs more than it saves.
+TOP_BLOCK = 8
+TOP_BLOCK_MIN = 256
+
+
+def _row_top_r(M: np.ndarray, r: int) -> np.ndarray:
+    """The r largest entries of every row of M (m × c, C-contiguous, entries ≥ 0,
+    1 ≤ r ≤ c), as an m × r array in no order; M may be overwritten.
+
+    Long rows are cut into nb = ⌊c / b⌋ blocks (b = :data:`TOP_BLOCK`): block β holds the
+    columns β, β + nb, …, β + (b − 1)nb, and, for β < c − b·nb, the column b·nb + β; so the
+    blocks' maxima are an elementwise maximum of b contiguous slices. Only the r blocks
+    with the largest maxima are partitioned: on colon's 2,000 genes with r = 20, a row's
+    r largest entries in half the time of partitioning the row.
+
+    Proof that the blocks hold the r largest entries. Let v be the r-th largest block
+    maximum of a row. The r chosen blocks have maxima ≥ v: r entries ≥ v. Every other block
+    has maximum ≤ v, so no entry outside the chosen blocks exceeds the r largest entries
+    inside them, which are therefore r largest entries of the row (ties change which
+    entries, not their values). ∎
+    """
+    m, c = M.shape
+    b = TOP_BLOCK
+    nb, rest = divmod(c, b)
+    if c < TOP_BLOCK_MIN or nb < max(2 * r, b):
+        M.partition(c - r, axis=1)
+        return M[:, c - r:]
+    maxima = M[:, : nb * b].reshape(m, b, nb).max(axis=1)
+    if rest:
+        np.maximum(maxima[:, :rest], M[:, nb * b :], out=maxima[:, :rest])
+    chosen = np.argpartition(maxima, nb - r, axis=1)[:, nb - r:]
+    depth = b + (rest > 0)
+    # flat indices of the chosen blocks' columns: (row, position in the block, block)
+    flat = chosen[:, None, :] + (nb * np.arange(depth))[None, :, None]
+    flat += (c * np.arange(m))[:, None, None]
+    if rest:
+        # blocks without a last column point at one of their own, zeroed once gathered
+        short = chosen >= rest
+        flat[:, b, :][short] -= nb
+    picked = np.take(M.reshape(-1), flat)
+    if rest:
+        picked[:, b, :][short] = 0.0
+    picked = picked.reshape(m, depth * r)
+    picked.partition(picked.shape[1] - r, axis=1)
+    return picked[:, picked.shape[1] - r:]
+
+
 def _row_tops(M_T: np.ndarray, in_F: np.ndarray, r: int, w: np.ndarray | None = None,
               square: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Per row i of a node's matrix (|A_T|, or A_T with ``square``), off the diagonal and
     after weighting column j by w_j (or squaring): the sum over the F columns, and the r
     largest entries over the free columns, the row's own entry counted as 0 (an m × r
-    array, unordered). The kernel of the row-sum bounds below: one copy of the free
-    columns, partitioned in place, for a node with thousands of variables."""
-    def columns(cols: np.ndarray) -> np.ndarray:
-        """The columns ``cols``, weighted or squared, each row's own entry set to 0."""
-        M = np.take(M_T, cols, axis=1)
-        if square:
-            np.multiply(M, M, out=M)
-        elif w is not None:
-            M *= w[cols]
-        M[cols, np.arange(cols.size)] = 0.0
-        return M
-
-    free = np.flatnonzero(~in_F)
-    Mf = columns(free)
-    base = columns(np.flatnonzero(in_F)).sum(axis=1)
-    nf = free.size
-    Mf.partition(nf - r, axis=1)
-    return base, Mf[:, nf - r:]
+    array, unordered). The kernel of the row-sum bounds below: one weighted copy of the
+    node's matrix, its F columns then set to 0 (the entries are ≥ 0 and there are more than
+    r free columns, so the zeros never change the r largest values), and
+    :func:`_row_top_r`."""
+    m = M_T.shape[0]
+    if square:
+        M = np.multiply(M_T, M_T)
+    elif w is not None:
+        M = np.multiply(M_T, w)
+    else:
+        M = M_T.copy()
+    M.flat[:: m + 1] = 0.0
+    fixed = np.flatnonzero(in_F)
+    base = M[:, fixed].sum(axis=1)
+    M[:, fixed] = 0.0
+    return base, _row_top_r(M, r)
 
 
 def collatz_row_bound(A_T: np.ndarray, absA_T: np.ndarray, in_F: np.ndarray, r: int,

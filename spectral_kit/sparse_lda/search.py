@@ -97,6 +97,7 @@ class _Search(_NodeBounds, _DirectFinishes, _NodeKernels, _Branching):
         # soft-threshold level: starts at the median |a_ij| and follows the best one found
         self.soft_c = float(np.median(self.absA)) if n > 1 else 0.0
         self.soft_seconds = 0.0
+        self.soft_idle = 0
         self.pruned_early = 0
         self.stats: dict[str, tuple[int, int]] = {}
         self.perron_w = np.ones(n)
