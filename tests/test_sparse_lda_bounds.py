@@ -1163,9 +1163,10 @@ def test_row_top_r_through_blocks_equals_a_full_partition(seed):
         M[:, rng.random(c) < 0.5] = 0.0
         M[rng.random(m) < 0.2] = 0.0
         expected = np.sort(M, axis=1)[:, ::-1][:, :r]
-        got = np.sort(bounds._row_top_r(M.copy(), r), axis=1)[:, ::-1]
-        assert got.shape == (m, r)
-        np.testing.assert_array_equal(got, expected)
+        for layout in ("C", "F"):
+            got = np.sort(bounds._row_top_r(M.copy(order=layout), r), axis=1)[:, ::-1]
+            assert got.shape == (m, r)
+            np.testing.assert_array_equal(got, expected)
 
 
 def test_soft_threshold_bound_is_dropped_once_idle_at_its_level(monkeypatch):

@@ -117,8 +117,8 @@ TOP_BLOCK_MIN = 256
 
 
 def _row_top_r(M: np.ndarray, r: int) -> np.ndarray:
-    """The r largest entries of every row of M (m × c, C-contiguous, entries ≥ 0,
-    1 ≤ r ≤ c), as an m × r array in no order; M may be overwritten.
+    """The r largest entries of every row of M (m × c, entries ≥ 0, 1 ≤ r ≤ c), as an
+    m × r array in no order; M may be overwritten.
 
     Long rows are cut into nb = ⌊c / b⌋ blocks (b = :data:`TOP_BLOCK`): block β holds the
     columns β, β + nb, …, β + (b − 1)nb, and, for β < c − b·nb, the column b·nb + β; so the
@@ -138,6 +138,7 @@ def _row_top_r(M: np.ndarray, r: int) -> np.ndarray:
     if c < TOP_BLOCK_MIN or nb < max(2 * r, b):
         M.partition(c - r, axis=1)
         return M[:, c - r:]
+    M = np.ascontiguousarray(M)  # any other layout: one copy here, not one per reshape below
     maxima = M[:, : nb * b].reshape(m, b, nb).max(axis=1)
     if rest:
         np.maximum(maxima[:, :rest], M[:, nb * b :], out=maxima[:, :rest])
@@ -169,9 +170,9 @@ def _row_tops(M_T: np.ndarray, in_F: np.ndarray, r: int, w: np.ndarray | None = 
     :func:`_row_top_r`."""
     m = M_T.shape[0]
     if square:
-        M = np.multiply(M_T, M_T)
+        M = np.multiply(M_T, M_T, order="C")
     elif w is not None:
-        M = np.multiply(M_T, w)
+        M = np.multiply(M_T, w, order="C")
     else:
         M = M_T.copy()
     M.flat[:: m + 1] = 0.0
