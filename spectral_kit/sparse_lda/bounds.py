@@ -110,8 +110,9 @@ def pair_exclusion_bounds(H_free: np.ndarray, e: int) -> np.ndarray:
 
 #: Rows of at least TOP_BLOCK_MIN columns and max(2r, TOP_BLOCK) blocks of TOP_BLOCK
 #: columns get their r largest entries through the blocks (:func:`_row_top_r`): per call
-#: 1.5-1.8× faster than a partition at 300 columns, 2-3.5× at 500-2,000, and up to 1.5×
-#: slower at 150, where the gathering costs more than it saves.
+#: 1.5-1.8× faster than a partition at 300 columns, 2-3.5× at 500-2,000, about even at
+#: 256 (0.94-1.07×) and up to 1.5× slower at 150, where the gathering costs more than it
+#: saves.
 TOP_BLOCK = 8
 TOP_BLOCK_MIN = 256
 
