@@ -287,3 +287,38 @@ def test_input_is_not_modified(statistic):
     similarity_matrix(X, statistic)
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(idx, idx0)
+
+
+@pytest.mark.parametrize("statistic", ["covariance", "cosine"])
+def test_resampled_values_equal_each_resample_recomputed(statistic):
+    """Every resampled value against the statistic recomputed on the resampled rows, with
+    more features than a batch of products (runs of pairs cut, several matrix products)."""
+    from spectral_kit.stability.pair_sums import BATCH_ROWS
+
+    rng = np.random.default_rng(5)
+    n, p, B = 12, BATCH_ROWS + 90, 4
+    X = rng.lognormal(size=(n, p))
+    idx = resample_indices(n, B, 3)
+    dist = bootstrap_distribution(X, statistic, resamples=idx)
+    for b in range(B):
+        Xb = X[idx[b]]
+        if statistic == "covariance":
+            A = np.cov(Xb, rowvar=False)
+        else:
+            U = Xb / np.linalg.norm(Xb, axis=0)
+            A = U.T @ U
+        np.testing.assert_allclose(dist.values[b], A[dist.rows, dist.cols], rtol=1e-10,
+                                   atol=1e-12 * np.abs(A).max())
+
+
+def test_pair_runs_cut_long_runs_and_keep_every_pair():
+    from spectral_kit.stability.pair_sums import pair_runs
+
+    r, c = np.triu_indices(7)
+    runs = pair_runs(r, c, longest=3)
+    assert max(b - a for a, b, _, _ in runs) == 3
+    rebuilt = [(i, j) for a, b, i, cols in runs for j in np.arange(7)[cols]]
+    assert rebuilt == list(zip(r.tolist(), c.tolist()))
+    # not consecutive: an index array instead of a slice
+    (_, _, _, cols), = pair_runs(np.zeros(3, dtype=int), np.array([0, 2, 5]))
+    assert cols.tolist() == [0, 2, 5]

@@ -7,9 +7,12 @@ interval, percentile or BCa (Efron & Tibshirani 1993, Ch. 13–14), from 1000 re
 How it is computed
 ------------------
 * A resample is a vector of counts ``w`` (how often each sample is drawn), so every entry of
-  every resampled matrix is a weighted sum ``Σₜ wₜ xₜᵢ xₜⱼ``. With the products of a block of
-  feature pairs as the columns of ``Z`` (samples × pairs), all resamples of the whole block are
-  one matrix product ``W Z`` (resamples × samples times samples × pairs).
+  every resampled matrix is a weighted sum ``Σₜ wₜ xₜᵢ xₜⱼ``. With the products of feature
+  pairs as the rows of ``Z`` (pairs × samples), all resamples are matrix products ``Z Wᵀ``.
+  The products are written run by run of pairs sharing their first feature (one feature's
+  row times a slice of the others: no gathered copies) into a batch of
+  :data:`~spectral_kit.stability.pair_sums.BATCH_ROWS` rows that goes to the product once
+  full, so the products of a block are never held at once.
 * BCa's acceleration needs the n leave-one-out (jackknife) statistics. Removing sample t from
   ``XᵀX`` is the rank-one downdate ``XᵀX − xₜxₜᵀ``, so all n leave-one-out values of a pair are
   read off ``Z`` in O(n) instead of n refits of O(n) each.
@@ -51,7 +54,14 @@ from ..validation import (
     max_abs,
     unscale,
 )
-from .pair_sums import column_scan, pair_sums, resample_moments, sparse_column_sums
+from .pair_sums import (
+    BATCH_ROWS,
+    column_scan,
+    pair_runs,
+    pair_sums,
+    resample_moments,
+    sparse_column_sums,
+)
 from .quantiles import interval_columns, quantile_sorted
 
 __all__ = [
@@ -560,7 +570,9 @@ def bootstrap_distribution(
     n, p = data.n, data.p
     B = _n_resamples(n_resamples, resamples)
     m = p * (p + 1) // 2
-    check_memory(_working_bytes(n, p, B, m * _pair_bytes(n, B, data), data, 8.0 * p * p),
+    # every pair at once, its values kept beside their sorted copy
+    check_memory(_working_bytes(n, p, B, m * (_pair_bytes(n, B, data) + 8.0 * B), data,
+                                8.0 * p * p),
                  f"the bootstrap values of X's {p} features (n_resamples={B})",
                  hint="Use bootstrap_intervals, which works in blocks, or fewer features.")
     counts = _resample_counts(n, n_resamples, random_state, resamples, data.sparse)
@@ -838,28 +850,12 @@ def _block_statistics(
     """Bootstrap values (B × m, in X's namespace), estimates (m,) and BCa accelerations (m,)
     of the pairs (r, c)."""
     n = data.n
-    pairs: dict[str, Any] = {"r": r, "c": c}
-    if data.sparse:
-        pairs.update(C_r=data.column_sums[:, r], C_c=data.column_sums[:, c])
-        if data.cosine:
-            pairs.update(N_r=mom.N[r], N_c=mom.N[c], i_r=mom.i[r], i_c=mom.i[c])
-        else:
-            pairs.update(mu_r=data.mean[r], mu_c=data.mean[c])
-    else:
-        # The dense kernel computes each side's terms once per feature of the block.
-        feats = np.union1d(r, c)
-        pairs.update(feats=feats, pr=np.searchsorted(feats, r), pc=np.searchsorted(feats, c),
-                     f=data.scale[feats])
-        if data.cosine:
-            pairs.update(N=mom.N[feats], i=mom.i[feats], i_r=mom.i[r])
-        else:
-            pairs.update(mu=data.mean[feats])
-    S, values, sums = data.samples.reduce(pair_sums, W, pairs=pairs, cosine=data.cosine, n=n,
-                                          whole=data.samples.blocks == 1)
+    S, values, sums = data.samples.reduce(
+        pair_sums, W, pairs=_pair_terms(data, mom, r, c), cosine=data.cosine, n=n,
+        whole=data.samples.blocks == 1)
     S, sums = to_host(S), to_host(sums)
     xp = namespace_of(values)
     if data.cosine:
-        values = _scaled_columns(xp, values, mom.ib, r, c)
         estimate = S * mom.i[r] * mom.i[c]
         if len(sums) == 3:
             e1, e2, e3 = sums
@@ -871,11 +867,14 @@ def _block_statistics(
         # BCa's deviations are θ̄ − θ₍ₜ₎: the third moment changes sign.
         sign = -1.0
     else:
-        # (S_b − s_b,r s_b,c / n)/(n − 1), centred sums (or uncentred ones for sparse X)
-        values = _minus_product(xp, values, mom.sb, r, c, n)
         estimate = (S - mom.s[r] * mom.s[c] / n) / (n - 1)
         e1, e2, e3 = sums
         sign = 1.0
+    if data.cosine:
+        values = _scaled_columns(xp, values, mom.ib, r, c)
+    else:
+        # (S_b − s_b,r s_b,c / n)/(n − 1), centred sums (or uncentred ones for sparse X)
+        values = _minus_product(xp, values, mom.sb, r, c, n)
     acceleration = _acceleration(e1, e2, e3, n, sign)
     if data.cosine:
         diagonal = r == c
@@ -888,6 +887,27 @@ def _block_statistics(
             estimate[diagonal] = 1.0
             acceleration[diagonal] = 0.0
     return values, estimate, acceleration
+
+
+def _pair_terms(data: _Data, mom: _Moments, r: np.ndarray, c: np.ndarray) -> dict[str, Any]:
+    """What :func:`~spectral_kit.stability.pair_sums.pair_sums` needs of the pairs (r, c)."""
+    pairs: dict[str, Any] = {"r": r, "c": c}
+    if data.sparse:
+        pairs.update(C_r=data.column_sums[:, r], C_c=data.column_sums[:, c])
+        if data.cosine:
+            pairs.update(N_r=mom.N[r], N_c=mom.N[c], i_r=mom.i[r], i_c=mom.i[c])
+        else:
+            pairs.update(mu_r=data.mean[r], mu_c=data.mean[c])
+        return pairs
+    # The dense kernel computes each side's terms once per feature of the block.
+    feats = np.union1d(r, c)
+    pairs.update(feats=feats, pr=np.searchsorted(feats, r), pc=np.searchsorted(feats, c),
+                 f=data.scale[feats])
+    if data.cosine:
+        pairs.update(N=mom.N[feats], i=mom.i[feats])
+    else:
+        pairs.update(mu=data.mean[feats])
+    return pairs
 
 
 def _acceleration(e1: np.ndarray, e2: np.ndarray, e3: np.ndarray, n: int,
@@ -910,8 +930,10 @@ def _acceleration(e1: np.ndarray, e2: np.ndarray, e3: np.ndarray, n: int,
 def _scaled_columns(xp: Any, values: Any, by: Any, r: np.ndarray, c: np.ndarray) -> Any:
     """``values * by[:, r] * by[:, c]``, in values' buffer for NumPy."""
     if xp is np:
-        values *= np.take(by, r, axis=1)
-        values *= np.take(by, c, axis=1)
+        V, T = values.T, np.ascontiguousarray(by.T)
+        # run by run of pairs sharing r: one row of T and a slice, no gathered copies
+        for a, b, i, cols in pair_runs(r, c):
+            V[a:b] *= T[i] * T[cols]
         return values
     return values * xp.take(by, _index(xp, r, by), axis=1) * xp.take(by, _index(xp, c, by),
                                                                       axis=1)
@@ -921,11 +943,9 @@ def _minus_product(xp: Any, values: Any, by: Any, r: np.ndarray, c: np.ndarray,
                    n: int) -> Any:
     """``(values − by[:, r] · by[:, c] / n) / (n − 1)``, in values' buffer for NumPy."""
     if xp is np:
-        t = np.take(by, r, axis=1)
-        t *= np.take(by, c, axis=1)
-        t /= n
-        values -= t
-        del t
+        V, T = values.T, np.ascontiguousarray(by.T) / math.sqrt(n)
+        for a, b, i, cols in pair_runs(r, c):
+            V[a:b] -= T[i] * T[cols]
         values /= n - 1
         return values
     t = xp.take(by, _index(xp, r, by), axis=1) * xp.take(by, _index(xp, c, by), axis=1)
@@ -1007,25 +1027,21 @@ def _block_budget(memory_limit: object) -> float:
 def _pair_bytes(rows: int, B: int, data: _Data) -> float:
     """Peak working memory of one pair in a block (measured: tests/memory_probe.py).
 
-    Dense X: the kernel's columns of the block's samples (products, and for the cosine the
-    leave-one-out norms and terms) with the pair's B resampled sums, or afterwards the B
-    values with their temporaries -- whichever is larger; plus the pair's share of the
-    index, estimate and level vectors. Sparse X: the B resampled sums as a product of a
-    sparse and a dense matrix, and the values.
+    The pair's B resampled sums, turned into its B values in place and sorted there, with
+    the comparisons of the BCa count; plus its share of the index, estimate and level
+    vectors. A dense X's products go to the matrix product in batches, counted once in
+    :func:`_working_bytes` with the per-feature terms.
     """
-    if data.sparse:
-        return 8.0 * (2.5 * B + 10)
-    if data.cosine:
-        return 8.0 * (max(7.3 * rows + B, 2 * B) + 10)
-    return 8.0 * (max(3 * rows + B, 3 * B) + 10)
+    return 8.0 * (1.25 * B + 15)
 
 
 def _working_bytes(n: int, p: int, B: int, block_bytes: float, data: _Data,
                    outputs: float) -> float:
     """Peak memory of the three phases, whichever is largest: drawing the counts (the
     indices beside them), the per-feature moments (with their temporaries), and the blocks
-    of pairs (counts, resampled sums, the results and one block with its features' terms;
-    for sparse X also the co-occurrence pattern of the features)."""
+    of pairs (counts, resampled sums, the results and one block with its features' terms
+    and a batch of products; for sparse X also the co-occurrence pattern of the
+    features)."""
     counts = 8.0 * B * n
     moments = 8.0 * B * p
     draw = 2 * counts
@@ -1034,8 +1050,11 @@ def _working_bytes(n: int, p: int, B: int, block_bytes: float, data: _Data,
         return max(draw, 2 * counts + 2 * moments + pattern + outputs + block_bytes)
     first = counts + moments * (2 if data.cosine else 1) + 16.0 * data.rows * p
     # beside a block, the per-feature terms of its sides (pair_sums): the scaled columns,
-    # and for the cosine their Δ and ℓ
-    per_feature = 8.0 * data.rows * p * (3 if data.cosine else 1)
+    # and for the cosine their Δ and ℓ; the temporaries of one run of pairs; the batch of
+    # products waiting for the matrix product
+    run = min(p, BATCH_ROWS)
+    per_feature = 8.0 * data.rows * (p * (3 if data.cosine else 1)
+                                     + run * (6 if data.cosine else 2) + 2 * BATCH_ROWS)
     return max(draw, first, counts + moments + outputs + block_bytes + per_feature)
 
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..backends.samples import is_sparse, namespace_of
 
-__all__ = ["column_scan", "pair_sums", "resample_moments", "sparse_column_sums"]
+__all__ = ["column_scan", "pair_runs", "pair_sums", "resample_moments", "sparse_column_sums"]
 
 
 def column_scan(Xb: Any) -> tuple[Any, Any, Any, Any]:
@@ -102,34 +102,140 @@ def pair_sums(Xb: Any, Wb: Any, *, pairs: dict, cosine: bool, n: int,
     P = {k: _on(xp, v, Wb) for k, v in pairs.items()}
     X = xp.asarray(Xb, dtype=xp.float64)
     # Every per-sample term of a side of a pair depends on its feature alone: computed once
-    # per feature of the block (n × features), then gathered for the pairs (n × pairs).
-    Xf = xp.take(X, P["feats"], axis=1) * P["f"]
+    # per feature of the block, features as rows, so that a run of pairs sharing their first
+    # feature reads one row and a contiguous slice of rows instead of two gathered copies.
+    F = xp.take(X, P["feats"], axis=1) * P["f"]
     if not cosine:
-        Xf = _minus(xp, Xf, P["mu"])
-    Xr = xp.take(Xf, P["pr"], axis=1)
-    Xc = xp.take(Xf, P["pc"], axis=1)
-    Z = Xr * Xc
-    # (W Z) as the transpose of ZᵀWᵀ: each pair's B values lie together, for the sort.
-    S, Sb = xp.sum(Z, axis=0), (Z.T @ Wb.T).T
-    if not cosine:
-        # The leave-one-out covariances are, up to a constant and a positive factor,
-        # −Zₜ·n/(n−1) (the centred columns sum to zero).
-        del Xr, Xc
-        if whole:
-            Z = _minus(xp, Z, S / n)
-        return S, Sb, _scaled(_power_sums(xp, Z, whole), n / (n - 1))
-    del Xr, Xc
-    Df, Lf = _delta(xp, Xf, P["N"], P["i"])
-    dr, lr = xp.take(Df, P["pr"], axis=1), xp.take(Lf, P["pr"], axis=1)
-    dc, lc = xp.take(Df, P["pc"], axis=1), xp.take(Lf, P["pc"], axis=1)
-    del Df, Lf, Xf
-    u = _plus(xp, _times(xp, dr, lc), _times(xp, dc, P["i_r"]))  # ℓ_r ℓ_c − i_r i_c
-    v = _times(xp, _times(xp, Z, lr), lc)  # Zₜ ℓ_r ℓ_c
-    del dc, lr, lc, Z
-    if not whole:
-        return S, Sb, _uv_sums(xp, u, v)
-    e = _minus(xp, _times(xp, u, S), v)  # θ₍ₜ₎ − θ
-    return S, Sb, _power_sums(xp, _minus(xp, e, xp.sum(e, axis=0) / n), True)
+        F = _minus(xp, F, P["mu"])
+    F = _rows_first(xp, F)
+    if cosine:
+        D, L = _delta(xp, _copy(xp, F), P["N"][:, None], P["i"][:, None])
+    on_numpy = xp is np
+    m = int(pairs["r"].size)
+    # NumPy writes each run's products into a batch that goes to the product with W once
+    # full; other namespaces join the runs and take one product.
+    product = _Streamed(m, int(F.shape[1]), Wb) if on_numpy else None
+    S: Any = np.empty(m) if on_numpy else []
+    Z: list = []
+    terms: list = []
+    for a, b, r, cols in pair_runs(pairs["pr"], pairs["pc"], longest=BATCH_ROWS):
+        z = _pair_rows(xp, F, r, cols, product.next_rows(b - a) if on_numpy else None)
+        s = xp.sum(z, axis=1)
+        if cosine:
+            u = _pair_rows(xp, D, r, cols, B=L)  # Δ_r ℓ_c
+            u = _plus(xp, u, _take_rows(xp, D, cols) * float(pairs["i"][r]))  # ℓ_r ℓ_c − i_r i_c
+            v = _times(xp, _pair_rows(xp, L, r, cols), z)  # Zₜ ℓ_r ℓ_c
+            if whole:
+                e = _minus(xp, _times(xp, u, s[:, None]), v)  # θ₍ₜ₎ − θ
+                run = _power_sums(xp, _minus(xp, e, xp.sum(e, axis=1)[:, None] / n), True)
+            else:
+                run = _uv_sums(xp, u, v)
+        else:
+            # The leave-one-out covariances are, up to a constant and a positive factor,
+            # −Zₜ·n/(n−1) (the centred columns sum to zero).
+            run = _scaled(_power_sums(xp, z - s[:, None] / n if whole else z, whole),
+                          n / (n - 1))
+        terms.append(run)
+        if on_numpy:
+            S[a:b] = s
+            product.written(b - a)
+        else:
+            Z.append(z)
+            S.append(s)
+    sums = tuple(_join(xp, [t[j] for t in terms]) for j in range(len(terms[0])))
+    if on_numpy:
+        return S, product.finish(), sums
+    # (W Z) as the transpose of Z Wᵀ: each pair's B values lie together, for the sort.
+    return xp.concat(S, axis=0), (xp.concat(Z, axis=0) @ Wb.T).T, sums
+
+
+#: Rows of products (pairs) gathered before each matrix product with W.
+BATCH_ROWS = 512
+
+
+class _Streamed:
+    """``S_b`` of a block's pairs from their products, a batch of rows at a time (NumPy).
+
+    Runs of pairs write their products into the batch in order; once it holds
+    :data:`BATCH_ROWS` rows they go to the product with W, so a block never holds more than
+    a batch of products, whatever its number of pairs.
+    """
+
+    def __init__(self, m: int, nb: int, W: np.ndarray):
+        self.W = W
+        # pairs in rows, each pair's B values together (for the sort)
+        self.Sb = np.empty((m, W.shape[0]))
+        self.Z = np.empty((min(2 * BATCH_ROWS, m), nb))
+        self.done = self.k = 0
+
+    def next_rows(self, rows: int) -> np.ndarray:
+        """Room for the products of the next ``rows`` pairs (at most :data:`BATCH_ROWS`)."""
+        if self.k + rows > self.Z.shape[0]:
+            self._flush()
+        return self.Z[self.k : self.k + rows]
+
+    def written(self, rows: int) -> None:
+        self.k += rows
+        if self.k >= BATCH_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.k:
+            np.matmul(self.Z[: self.k], self.W.T, out=self.Sb[self.done : self.done + self.k])
+            self.done += self.k
+            self.k = 0
+
+    def finish(self) -> np.ndarray:
+        """``S_b`` as (B × m), once the last rows have gone to the product."""
+        self._flush()
+        return self.Sb.T
+
+
+def pair_runs(pr: np.ndarray, pc: np.ndarray,
+              longest: int | None = None) -> list[tuple[int, int, int, Any]]:
+    """``(a, b, r, cols)`` for each run ``a:b`` of pairs (pr, pc) that share their first
+    feature r, with their second features (a slice where they are consecutive, as in the
+    row-major order of the upper triangle); runs longer than ``longest`` are cut."""
+    pr, pc = np.asarray(pr), np.asarray(pc)
+    cut = np.flatnonzero(np.diff(pr)) + 1
+    starts, ends = np.r_[0, cut], np.r_[cut, pr.size]
+    if longest is not None:
+        pieces = [np.arange(a, b, longest) for a, b in zip(starts.tolist(), ends.tolist())]
+        starts = np.concatenate(pieces) if pieces else starts
+        ends = np.r_[starts[1:], pr.size]
+    out = []
+    for a, b in zip(starts.tolist(), ends.tolist()):
+        c0, c1 = int(pc[a]), int(pc[b - 1])
+        consecutive = c1 - c0 == b - a - 1 and bool(np.all(np.diff(pc[a:b]) == 1))
+        out.append((a, b, int(pr[a]), slice(c0, c1 + 1) if consecutive else pc[a:b]))
+    return out
+
+
+def _rows_first(xp: Any, A: Any) -> Any:
+    """Aᵀ, C-contiguous for NumPy."""
+    return np.ascontiguousarray(A.T) if xp is np else xp.permute_dims(A, (1, 0))
+
+
+def _take_rows(xp: Any, A: Any, rows: Any) -> Any:
+    if isinstance(rows, slice):
+        return A[rows, ...]
+    return xp.take(A, rows if xp is np else _on(xp, np.asarray(rows), A), axis=0)
+
+
+def _pair_rows(xp: Any, A: Any, r: int, cols: Any, out: Any = None, B: Any = None) -> Any:
+    """``A[r] * (B or A)[cols]``: one run of pairs' products, samples along the rows."""
+    other = _take_rows(xp, A if B is None else B, cols)
+    if xp is np:
+        return np.multiply(A[r], other, out=out)
+    return A[r, ...] * other
+
+
+def _copy(xp: Any, A: Any) -> Any:
+    return A.copy() if xp is np else A
+
+
+def _join(xp: Any, parts: list) -> Any:
+    return np.concatenate(parts) if xp is np else xp.concat(parts, axis=0)
 
 
 def _sparse_pair_sums(X: Any, W: Any, pairs: dict, cosine: bool, n: int) -> tuple:
@@ -214,12 +320,13 @@ def _delta(xp: Any, x: Any, N: Any, i: Any = None) -> tuple[Any, Any]:
 
 
 def _power_sums(xp: Any, e: Any, centred: bool = False) -> tuple[Any, Any, Any]:
+    """``(Σe, Σe², Σe³)`` of each row of e (one pair per row)."""
     if xp is np:
-        first = np.zeros(e.shape[1]) if centred else e.sum(axis=0)
-        return (first, np.einsum("ij,ij->j", e, e), np.einsum("ij,ij,ij->j", e, e, e))
+        first = np.zeros(e.shape[0]) if centred else e.sum(axis=1)
+        return (first, np.einsum("ij,ij->i", e, e), np.einsum("ij,ij,ij->i", e, e, e))
     e2 = e * e
-    first = xp.zeros_like(e2[0, ...]) if centred else xp.sum(e, axis=0)
-    return first, xp.sum(e2, axis=0), xp.sum(e2 * e, axis=0)
+    first = xp.zeros_like(e2[:, 0]) if centred else xp.sum(e, axis=1)
+    return first, xp.sum(e2, axis=1), xp.sum(e2 * e, axis=1)
 
 
 def _scaled(sums: tuple, factor: float) -> tuple:
@@ -237,10 +344,11 @@ def _uv_terms(u: Any, v: Any) -> tuple:
 
 
 def _uv_sums(xp: Any, u: Any, v: Any) -> tuple:
+    """The nine sums of ``u^a v^b`` along each row (one pair per row)."""
     if xp is np:
-        return tuple(np.einsum(",".join(["ij"] * (a + b)) + "->j", *([u] * a + [v] * b))
+        return tuple(np.einsum(",".join(["ij"] * (a + b)) + "->i", *([u] * a + [v] * b))
                      for a, b in _UV_POWERS)
-    return tuple(xp.sum(t, axis=0) for t in _uv_terms(u, v))
+    return tuple(xp.sum(t, axis=1) for t in _uv_terms(u, v))
 
 
 def _times(xp: Any, a: Any, b: Any) -> Any:
