@@ -436,12 +436,14 @@ def bootstrap_intervals(
 
     Notes
     -----
-    Cost: one (B × n)·(n × m) matrix product per block of m pairs, O(B·n·p²/2) in all (for
+    Cost: (m × n)·(n × B) matrix products for the m pairs of a block, in batches of
+    :data:`~spectral_kit.stability.pair_sums.BATCH_ROWS` pairs, O(B·n·p²/2) in all (for
     sparse X, O(B) per co-occurrence of two features, and for the cosine only the pairs of
     features that occur together are bootstrapped: the others have cosine 0 in every
     resample); the jackknife for BCa costs O(n·p²/2) through rank-one downdates. Memory: the
     count matrix of the resamples (B × n), the B × p per-feature sums, three p × p results
-    and one block; the whole is checked against the kit's memory limit before any work.
+    and one block with a batch of products; the whole is checked against the kit's memory
+    limit before any work.
 
     A resampled feature that happens to be all zero has no cosine with anything; its cosine
     is taken as 0 (a zero vector is orthogonal to every vector). The diagonal of the cosine

@@ -5,7 +5,7 @@ pair of features. For a pair (r, c) with products ``Z_t = x_tr x_tc`` every quan
 percentile and BCa intervals need is a sum over the samples t:
 
 * the estimate, from ``S = Σₜ Zₜ``, and the B resampled values, from ``S_b = Σₜ w_bt Zₜ``
-  (one matrix product ``W Z`` for a block of pairs);
+  (matrix products ``Z Wᵀ`` of batches of pairs, the products of a pair in a row);
 * BCa's acceleration (Efron & Tibshirani 1993, eq. 14.15) from the n leave-one-out values
   θ₍ₜ₎, which are rank-one downdates of the full-sample sums. With ``eₜ`` equal to θ₍ₜ₎ up to
   a constant and a positive factor, the power sums ``Σeₜ, Σeₜ², Σeₜ³`` give its central
@@ -145,7 +145,7 @@ def pair_sums(Xb: Any, Wb: Any, *, pairs: dict, cosine: bool, n: int,
     sums = tuple(_join(xp, [t[j] for t in terms]) for j in range(len(terms[0])))
     if on_numpy:
         return S, product.finish(), sums
-    # (W Z) as the transpose of Z Wᵀ: each pair's B values lie together, for the sort.
+    # (W Zᵀ) as the transpose of Z Wᵀ: each pair's B values lie together, for the sort.
     return xp.concat(S, axis=0), (xp.concat(Z, axis=0) @ Wb.T).T, sums
 
 
