@@ -322,3 +322,39 @@ def test_pair_runs_cut_long_runs_and_keep_every_pair():
     # not consecutive: an index array instead of a slice
     (_, _, _, cols), = pair_runs(np.zeros(3, dtype=int), np.array([0, 2, 5]))
     assert cols.tolist() == [0, 2, 5]
+
+
+@pytest.mark.parametrize("kind", ["numpy", "dask", "sparse"])
+def test_near_duplicate_features_agree_with_scipy_in_every_layout(kind):
+    """Cosines close to 1: each leave-one-out deviation S·uₜ − vₜ is a difference of two
+    nearly equal terms, which must be formed before its powers are summed (in blocks of
+    samples and on sparse X too)."""
+    rng = np.random.default_rng(1)
+    n = 300
+    x = rng.lognormal(size=n)
+    sparse_x = x * (rng.random(n) < 0.4)
+    sparse_x[0] = 1.0
+    X = np.column_stack([x, x * (1 + 1e-7 * rng.standard_normal(n)),
+                         x + 1e-3 * rng.standard_normal(n), sparse_x,
+                         sparse_x * (1 + 1e-4 * rng.standard_normal(n)),
+                         rng.lognormal(size=n)])
+    if kind == "dask":
+        data = pytest.importorskip("dask.array").from_array(X, chunks=(70, X.shape[1]))
+    elif kind == "sparse":
+        data = scipy.sparse.csr_matrix(X)
+    else:
+        data = X
+    ours = bootstrap_intervals(data, "cosine", "bca", 400, 0.9, 0, progress=False)
+
+    def cosine(a, b, axis=-1):
+        return (a * b).sum(axis) / np.sqrt((a * a).sum(axis) * (b * b).sum(axis))
+
+    for i, j in [(0, 2), (1, 2), (3, 4), (0, 3), (2, 5)]:
+        ref = scipy.stats.bootstrap(
+            (X[:, i], X[:, j]), cosine, paired=True, vectorized=True, n_resamples=400,
+            confidence_level=0.9, method="BCa", rng=np.random.default_rng(0),
+        ).confidence_interval
+        width = ref.high - ref.low
+        assert width > 1e-9
+        assert abs(ours.lower[i, j] - ref.low) <= 1e-6 * width, (i, j)
+        assert abs(ours.upper[i, j] - ref.high) <= 1e-6 * width, (i, j)

@@ -57,6 +57,7 @@ from ..validation import (
 from .pair_sums import (
     BATCH_ROWS,
     column_scan,
+    cosine_jackknife_sums,
     pair_runs,
     pair_sums,
     resample_moments,
@@ -722,7 +723,8 @@ def _prepare(X: object, statistic: str, *, in_memory: bool = False,
     data = _Data(samples, n, p, cosine, sparse, scale, mean, exponent, rows)
     if sparse:
         arr.data *= np.repeat(scale, np.diff(arr.indptr))
-        data.column_sums = sparse_column_sums(arr, cosine=cosine)
+        if not cosine:
+            data.column_sums = sparse_column_sums(arr)
         if cosine and not all_pairs:
             data.pairs = _co_occurring_pairs(arr)
     return data
@@ -852,20 +854,17 @@ def _block_statistics(
     """Bootstrap values (B × m, in X's namespace), estimates (m,) and BCa accelerations (m,)
     of the pairs (r, c)."""
     n = data.n
-    S, values, sums = data.samples.reduce(
-        pair_sums, W, pairs=_pair_terms(data, mom, r, c), cosine=data.cosine, n=n,
-        whole=data.samples.blocks == 1)
+    pairs = _pair_terms(data, mom, r, c)
+    S, values, sums = data.samples.reduce(pair_sums, W, pairs=pairs, cosine=data.cosine, n=n,
+                                          whole=data.samples.blocks == 1)
     S, sums = to_host(S), to_host(sums)
     xp = namespace_of(values)
     if data.cosine:
         estimate = S * mom.i[r] * mom.i[c]
-        if len(sums) == 3:
-            e1, e2, e3 = sums
-        else:  # Σ(θ₍ₜ₎ − θ)^j from θ₍ₜ₎ − θ = S·uₜ − vₜ (pair_sums' notes)
-            su, sv, suu, suv, svv, suuu, suuv, suvv, svvv = sums
-            e1 = S * su - sv
-            e2 = S * S * suu - 2 * S * suv + svv
-            e3 = S**3 * suuu - 3 * S * S * suuv + 3 * S * suvv - svvv
+        if not sums:
+            # X in several blocks: the leave-one-out deviations need the full-sample S
+            sums = to_host(data.samples.reduce(cosine_jackknife_sums, pairs=pairs, n=n, S=S))
+        e1, e2, e3 = sums
         # BCa's deviations are θ̄ − θ₍ₜ₎: the third moment changes sign.
         sign = -1.0
     else:
@@ -895,11 +894,11 @@ def _pair_terms(data: _Data, mom: _Moments, r: np.ndarray, c: np.ndarray) -> dic
     """What :func:`~spectral_kit.stability.pair_sums.pair_sums` needs of the pairs (r, c)."""
     pairs: dict[str, Any] = {"r": r, "c": c}
     if data.sparse:
-        pairs.update(C_r=data.column_sums[:, r], C_c=data.column_sums[:, c])
         if data.cosine:
             pairs.update(N_r=mom.N[r], N_c=mom.N[c], i_r=mom.i[r], i_c=mom.i[c])
         else:
-            pairs.update(mu_r=data.mean[r], mu_c=data.mean[c])
+            pairs.update(C_r=data.column_sums[:, r], C_c=data.column_sums[:, c],
+                         mu_r=data.mean[r], mu_c=data.mean[c])
         return pairs
     # The dense kernel computes each side's terms once per feature of the block.
     feats = np.union1d(r, c)

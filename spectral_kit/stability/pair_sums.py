@@ -11,8 +11,11 @@ percentile and BCa intervals need is a sum over the samples t:
   a constant and a positive factor, the power sums ``Σeₜ, Σeₜ², Σeₜ³`` give its central
   moments. Covariance: ``eₜ = n/(n−1)·Z̃ₜ − (s_r x̃_tc + s_c x̃_tr)/(n−1)`` on the centred data.
   Cosine: ``θ₍ₜ₎ − θ = S·uₜ − vₜ`` with ``uₜ = ℓ_tr ℓ_tc − i_r i_c``, ``vₜ = Zₜ ℓ_tr ℓ_tc``,
-  ``i = 1/‖x‖`` and ``ℓ_tr = 1/√(N_r − x_tr²)``, so that the nine sums of ``u^a v^b``
-  (a + b ≤ 3) give ``Σ(θ₍ₜ₎ − θ)^j`` once S is known.
+  ``i = 1/‖x‖`` and ``ℓ_tr = 1/√(N_r − x_tr²)``. Each eₜ is formed before its powers are
+  summed: for near-duplicate features S·uₜ and vₜ nearly cancel, and sums of ``u^a v^b``
+  combined afterwards would keep no correct digit of ``Σ(θ₍ₜ₎ − θ)^j``. So an X in several
+  blocks (Dask) takes a second pass for them (:func:`cosine_jackknife_sums`), once the
+  full-sample S is known.
 
 The kernels here return those sums for a block of samples, in the block's array namespace; the
 layer below (:mod:`spectral_kit.backends.samples`) adds them over the blocks of X.
@@ -32,7 +35,14 @@ import numpy as np
 
 from ..backends.samples import is_sparse, namespace_of
 
-__all__ = ["column_scan", "pair_runs", "pair_sums", "resample_moments", "sparse_column_sums"]
+__all__ = [
+    "column_scan",
+    "cosine_jackknife_sums",
+    "pair_runs",
+    "pair_sums",
+    "resample_moments",
+    "sparse_column_sums",
+]
 
 
 def column_scan(Xb: Any) -> tuple[Any, Any, Any, Any]:
@@ -69,17 +79,11 @@ def resample_moments(Xb: Any, Wb: Any, *, cosine: bool, scale: Any, mean: Any) -
     return xp.sum(base, axis=0), Wb @ base
 
 
-def sparse_column_sums(X: Any, *, cosine: bool) -> np.ndarray:
-    """(3, p) sums over each column's non-zeros of ``Δ(x)^a`` (cosine, with
-    ``Δ(x) = ℓ − i``) or ``x^a`` (covariance), a = 1, 2, 3: what a pair's samples where only
-    one of its features occurs add up to."""
+def sparse_column_sums(X: Any) -> np.ndarray:
+    """(3, p) sums of ``x^a`` over each column's non-zeros, a = 1, 2, 3: what a pair's
+    samples where only one of its features occurs add to the covariance's jackknife sums."""
     cols = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))
-    if cosine:
-        N = np.bincount(cols, X.data * X.data, minlength=X.shape[1])
-        base = _delta(np, X.data.copy(), N[cols])[0]
-    else:
-        base = X.data
-    return np.stack([np.bincount(cols, base**a, minlength=X.shape[1]) for a in (1, 2, 3)])
+    return np.stack([np.bincount(cols, X.data**a, minlength=X.shape[1]) for a in (1, 2, 3)])
 
 
 def pair_sums(Xb: Any, Wb: Any, *, pairs: dict, cosine: bool, n: int,
@@ -92,24 +96,14 @@ def pair_sums(Xb: Any, Wb: Any, *, pairs: dict, cosine: bool, n: int,
     the position of each side in them (``pr``, ``pc``) and the same quantities per feature
     (``f``, ``mu``, ``N``, ``i``), so that the terms of one side are computed once per
     feature rather than once per pair. ``sums`` holds the power sums of the jackknife terms:
-    ``(Σe, Σe², Σe³)``, or for the cosine of a block that is not the whole sample the nine
-    ``Σ u^a v^b`` (module notes). With ``whole=True`` (the block holds every sample) the
-    terms are centred exactly first, so that ``Σe = 0``.
+    ``(Σe, Σe², Σe³)``, or nothing for the cosine of a block that is not the whole sample
+    (:func:`cosine_jackknife_sums` gives them; module notes). With ``whole=True`` (the block
+    holds every sample) the terms are centred exactly first, so that ``Σe = 0``.
     """
     if is_sparse(Xb):
         return _sparse_pair_sums(Xb, Wb, pairs, cosine, n)
     xp = namespace_of(Xb)
-    P = {k: _on(xp, v, Wb) for k, v in pairs.items()}
-    X = xp.asarray(Xb, dtype=xp.float64)
-    # Every per-sample term of a side of a pair depends on its feature alone: computed once
-    # per feature of the block, features as rows, so that a run of pairs sharing their first
-    # feature reads one row and a contiguous slice of rows instead of two gathered copies.
-    F = xp.take(X, P["feats"], axis=1) * P["f"]
-    if not cosine:
-        F = _minus(xp, F, P["mu"])
-    F = _rows_first(xp, F)
-    if cosine:
-        D, L = _delta(xp, _copy(xp, F), P["N"][:, None], P["i"][:, None])
+    F, D, L = _feature_rows(xp, Xb, pairs, cosine, like=Wb)
     on_numpy = xp is np
     m = int(pairs["r"].size)
     # NumPy writes each run's products into a batch that goes to the product with W once
@@ -121,15 +115,12 @@ def pair_sums(Xb: Any, Wb: Any, *, pairs: dict, cosine: bool, n: int,
     for a, b, r, cols in pair_runs(pairs["pr"], pairs["pc"], longest=BATCH_ROWS):
         z = _pair_rows(xp, F, r, cols, product.next_rows(b - a) if on_numpy else None)
         s = xp.sum(z, axis=1)
-        if cosine:
-            u = _pair_rows(xp, D, r, cols, B=L)  # Δ_r ℓ_c
-            u = _plus(xp, u, _take_rows(xp, D, cols) * float(pairs["i"][r]))  # ℓ_r ℓ_c − i_r i_c
-            v = _times(xp, _pair_rows(xp, L, r, cols), z)  # Zₜ ℓ_r ℓ_c
-            if whole:
-                e = _minus(xp, _times(xp, u, s[:, None]), v)  # θ₍ₜ₎ − θ
-                run = _power_sums(xp, _minus(xp, e, xp.sum(e, axis=1)[:, None] / n), True)
-            else:
-                run = _uv_sums(xp, u, v)
+        if cosine and whole:
+            e = _leave_one_out(xp, D, L, r, cols, pairs, z, s)
+            run = _power_sums(xp, _minus(xp, e, xp.sum(e, axis=1)[:, None] / n), True)
+        elif cosine:
+            # θ₍ₜ₎ − θ needs the full sample's S: cosine_jackknife_sums, a second pass
+            run = ()
         else:
             # The leave-one-out covariances are, up to a constant and a positive factor,
             # −Zₜ·n/(n−1) (the centred columns sum to zero).
@@ -142,11 +133,63 @@ def pair_sums(Xb: Any, Wb: Any, *, pairs: dict, cosine: bool, n: int,
         else:
             Z.append(z)
             S.append(s)
-    sums = tuple(_join(xp, [t[j] for t in terms]) for j in range(len(terms[0])))
+    sums = _joined(xp, terms)
     if on_numpy:
         return S, product.finish(), sums
     # (W Zᵀ) as the transpose of Z Wᵀ: each pair's B values lie together, for the sort.
     return xp.concat(S, axis=0), (xp.concat(Z, axis=0) @ Wb.T).T, sums
+
+
+def cosine_jackknife_sums(Xb: Any, *, pairs: dict, n: int, S: np.ndarray) -> tuple:
+    """``(Σe, Σe², Σe³)`` over one block of samples of ``eₜ = θ₍ₜ₎ − θ = S·uₜ − vₜ``, the
+    cosine's leave-one-out deviations (module notes), for the pairs of ``pairs`` (dense X).
+
+    The second pass over an X in several blocks, once the full-sample sums S of the pairs
+    are known: each eₜ is then formed before it is raised to a power. Expanding the powers
+    of ``S·u − v`` into the sums of ``u^a v^b`` instead loses every digit where the two
+    nearly cancel, for near-duplicate features, whose cosines are close to 1.
+    """
+    xp = namespace_of(Xb)
+    F, D, L = _feature_rows(xp, Xb, pairs, True)
+    terms = []
+    for a, b, r, cols in pair_runs(pairs["pr"], pairs["pc"], longest=BATCH_ROWS):
+        z = _pair_rows(xp, F, r, cols)
+        terms.append(_power_sums(xp, _leave_one_out(xp, D, L, r, cols, pairs, z,
+                                                    _on(xp, S[a:b], z))))
+    return _joined(xp, terms)
+
+
+def _feature_rows(xp: Any, Xb: Any, pairs: dict, cosine: bool,
+                  like: Any = None) -> tuple[Any, Any, Any]:
+    """The block's scaled (and for the covariance centred) features as rows F, and for the
+    cosine their Δ and ℓ (module notes), in the block's namespace."""
+    P = {k: _on(xp, v, Xb if like is None else like) for k, v in pairs.items()
+         if k in ("feats", "f", "mu", "N", "i")}
+    X = xp.asarray(Xb, dtype=xp.float64)
+    # Every per-sample term of a side of a pair depends on its feature alone: computed once
+    # per feature of the block, features as rows, so that a run of pairs sharing their first
+    # feature reads one row and a contiguous slice of rows instead of two gathered copies.
+    F = xp.take(X, P["feats"], axis=1) * P["f"]
+    if not cosine:
+        return _rows_first(xp, _minus(xp, F, P["mu"])), None, None
+    F = _rows_first(xp, F)
+    D, L = _delta(xp, _copy(xp, F), P["N"][:, None], P["i"][:, None])
+    return F, D, L
+
+
+def _leave_one_out(xp: Any, D: Any, L: Any, r: int, cols: Any, pairs: dict, z: Any,
+                   s: Any) -> Any:
+    """``θ₍ₜ₎ − θ = S·uₜ − vₜ`` of the cosines of a run of pairs (module notes), with
+    ``uₜ = ℓ_r ℓ_c − i_r i_c = Δ_r ℓ_c + i_r Δ_c`` and ``vₜ = Zₜ ℓ_r ℓ_c``."""
+    u = _pair_rows(xp, D, r, cols, B=L)  # Δ_r ℓ_c
+    u = _plus(xp, u, _take_rows(xp, D, cols) * float(pairs["i"][r]))
+    v = _times(xp, _pair_rows(xp, L, r, cols), z)
+    return _minus(xp, _times(xp, u, s[:, None]), v)
+
+
+def _joined(xp: Any, terms: list) -> tuple:
+    """The runs' sums, each joined over the runs."""
+    return tuple(_join(xp, [t[j] for t in terms]) for j in range(len(terms[0])))
 
 
 #: Rows of products (pairs) gathered before each matrix product with W.
@@ -254,8 +297,8 @@ def _sparse_pair_sums(X: Any, W: Any, pairs: dict, cosine: bool, n: int) -> tupl
     def co(values: np.ndarray) -> np.ndarray:
         return np.bincount(k, values, minlength=m)
 
-    C_r, C_c = pairs["C_r"], pairs["C_c"]  # (3, m) one-feature sums of each side
     if not cosine:
+        C_r, C_c = pairs["C_r"], pairs["C_c"]  # (3, m) one-feature sums of each side
         mu_r, mu_c = pairs["mu_r"], pairs["mu_c"]
         # δₜ = x̃_r x̃_c − μ_r μ_c vanishes where neither feature occurs; e = n/(n−1)·δ.
         d = z - mu_c[k] * zr - mu_r[k] * zc
@@ -270,15 +313,33 @@ def _sparse_pair_sums(X: Any, W: Any, pairs: dict, cosine: bool, n: int) -> tupl
     i_r, i_c = pairs["i_r"], pairs["i_c"]
     dr, lr = _delta(np, zr, pairs["N_r"][k], i_r[k])
     dc, lc = _delta(np, zc, pairs["N_c"][k], i_c[k])
-    u = dr * lc + i_r[k] * dc
-    v = z * lr * lc
-    co_sums = [co(term) for term in _uv_terms(u, v)]
-    # Where only one feature occurs: u = Δ·i of the other side, v = 0.
-    for a in (1, 2, 3):
-        index = (0, 2, 5)[a - 1]  # Σu, Σu², Σu³ in _uv_terms' order
-        co_sums[index] = (co_sums[index] + i_c**a * (C_r[a - 1] - co(dr**a))
-                          + i_r**a * (C_c[a - 1] - co(dc**a)))
-    return S, Sb, tuple(co_sums)
+    # θ₍ₜ₎ − θ = S·uₜ − vₜ formed at each co-occurrence before any power of it is taken
+    e = S[k] * (dr * lc + i_r[k] * dc) - z * lr * lc
+    sums = [co(e**a) for a in (1, 2, 3)]
+    # Where only one feature occurs, u = Δ·i of the other side and v = 0 (where neither,
+    # e = 0): summed over those samples themselves. A feature's sums over all its non-zeros
+    # less those over the co-occurrences would leave their rounding, more than the whole
+    # of Σeᵃ for near-duplicate features.
+    for A, B, N, i_own, i_other in ((Xr, Xc, pairs["N_r"], i_r, i_c),
+                                    (Xc, Xr, pairs["N_c"], i_c, i_r)):
+        # a few hundred pairs at a time: the pattern arithmetic copies their entries
+        for lo in range(0, m, BATCH_ROWS):
+            hi = min(m, lo + BATCH_ROWS)
+            alone = _alone(A[:, lo:hi], B[:, lo:hi])
+            j = lo + np.repeat(np.arange(hi - lo), np.diff(alone.indptr))
+            t = S[j] * i_other[j] * _delta(np, alone.data, N[j], i_own[j])[0]
+            for a in (1, 2, 3):
+                sums[a - 1][lo:hi] += np.bincount(j - lo, t**a, minlength=hi - lo)
+    return S, Sb, tuple(sums)
+
+
+def _alone(A: Any, B: Any) -> Any:
+    """A's entries (CSC, no stored zeros) where B has none."""
+    pattern = B.copy()
+    pattern.data = np.ones_like(pattern.data)
+    out = (A - A.multiply(pattern)).tocsc()
+    out.eliminate_zeros()
+    return out
 
 
 def _at_pattern(A: Any, B: Any, Z: Any) -> np.ndarray:
@@ -332,23 +393,6 @@ def _power_sums(xp: Any, e: Any, centred: bool = False) -> tuple[Any, Any, Any]:
 def _scaled(sums: tuple, factor: float) -> tuple:
     """Power sums of ``factor·e`` from those of e."""
     return tuple(s * factor**a for a, s in enumerate(sums, start=1))
-
-
-_UV_POWERS = ((1, 0), (0, 1), (2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3))
-
-
-def _uv_terms(u: Any, v: Any) -> tuple:
-    """u, v, u², uv, v², u³, u²v, uv², v³ (the order of the cosine's nine sums)."""
-    uu, uv, vv = u * u, u * v, v * v
-    return u, v, uu, uv, vv, uu * u, uu * v, u * vv, vv * v
-
-
-def _uv_sums(xp: Any, u: Any, v: Any) -> tuple:
-    """The nine sums of ``u^a v^b`` along each row (one pair per row)."""
-    if xp is np:
-        return tuple(np.einsum(",".join(["ij"] * (a + b)) + "->i", *([u] * a + [v] * b))
-                     for a, b in _UV_POWERS)
-    return tuple(xp.sum(t, axis=1) for t in _uv_terms(u, v))
 
 
 def _times(xp: Any, a: Any, b: Any) -> Any:
