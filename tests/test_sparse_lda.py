@@ -713,3 +713,27 @@ def test_swap_values_equal_the_neighbours_values_solved_directly(kind, seed):
                 direct = scipy.linalg.eigh(pair.A[np.ix_(S, S)], pair.B[np.ix_(S, S)],
                                            eigvals_only=True)[-1]
                 assert values[a, b] == pytest.approx(direct, rel=1e-9, abs=1e-12)
+
+
+def test_features_in_far_apart_units_are_refused_with_the_scaling_that_works():
+    """A positive definite B whose features' scales span ~10²⁴ fails the kit's numerical
+    check; the message says so (not "not positive definite") and names the diagonal
+    scaling, under which the search returns the brute-force optimum of the original pair."""
+    rng = np.random.default_rng(3)
+    n, k = 8, 3
+    s = 10.0 ** rng.uniform(-6, 6, n)
+    X, W = rng.standard_normal((n + 3, n)), rng.standard_normal((2 * n, n))
+    A, B = X.T @ X * np.outer(s, s), W.T @ W * np.outer(s, s)
+    with pytest.raises(ValueError, match=r"B is positive definite, but its features' scales "
+                                         r"are too far apart.*D A D and D B D"):
+        sl.eslda(A, B, k)
+    D = 1.0 / np.sqrt(np.diag(B))
+    scaled = sl.eslda(A * np.outer(D, D), B * np.outer(D, D), k)
+    # the reference: each subset's generalized eigenvalue of the original pair, computed on
+    # that subset scaled by its own diagonal (the same number in exact arithmetic)
+    best = max(
+        scipy.linalg.eigh(A[np.ix_(S, S)] * np.outer(D[S], D[S]),
+                          B[np.ix_(S, S)] * np.outer(D[S], D[S]), eigvals_only=True)[-1]
+        for S in map(list, itertools.combinations(range(n), k))
+    )
+    assert scaled.optimal and scaled.value == pytest.approx(best, rel=1e-9)

@@ -146,6 +146,17 @@ def _is_numerically_pd(B: np.ndarray) -> tuple[bool, np.ndarray | None]:
     return bool(np.isfinite(pivots).all() and pivots.min() > _pd_floor(B)), L
 
 
+def _pd_once_equilibrated(B: np.ndarray) -> bool:
+    """Whether ``D B D`` with ``D = diag(B)^(-1/2)`` passes :func:`_is_numerically_pd`: a B
+    that is positive definite but fails the check only because its features' scales are
+    far apart."""
+    diag = np.diag(B)
+    if not np.all(diag > 0):
+        return False
+    D = 1.0 / np.sqrt(diag)
+    return _is_numerically_pd(B * np.outer(D, D))[0]
+
+
 def auto_epsilon(B: Any, *, A: Any = None) -> float:
     """The regularization ε of Sec. 3.2 for a within-class matrix B.
 
@@ -349,6 +360,17 @@ def check_pair(A: Any, B: Any, regularization: Any = None) -> MatrixPair:
             lam_min = float(scipy.linalg.eigvalsh(B_reg, subset_by_index=[0, 0])[0])
         except (np.linalg.LinAlgError, ValueError):  # pragma: no cover - defensive
             lam_min = float("nan")
+        if eps == 0 and _pd_once_equilibrated(B_reg):
+            spread = float(np.max(np.diag(B_reg)) / np.min(np.diag(B_reg)))
+            raise ValueError(
+                f"B is positive definite, but its features' scales are too far apart for the "
+                f"kit's numerics (the diagonal of B spans a factor of {spread:.2g}). Put the "
+                "features on comparable scales first: divide each column of the data by its "
+                "within-class standard deviation, or for a pair, with D = diag(B)^(-1/2), pass "
+                "D A D and D B D (for a vector A = d, pass D d). The generalized eigenvalues "
+                "of every subset, and so the best subsets, are unchanged; a loading vector w "
+                "of the scaled pair is D w in the original units."
+            )
         if regularization is None or (not isinstance(regularization, str) and eps == 0):
             advice = ("A rank-deficient within-class covariance needs regularization "
                       "B ← B + εI: pass regularization='auto' (ε = 10⁻³ × the smallest "
