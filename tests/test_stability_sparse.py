@@ -295,3 +295,18 @@ def test_fallback_supports_equal_the_path_followed_again(name, X):
             kept, k = _old_fallback(model.result_, data)
             np.testing.assert_array_equal(np.flatnonzero(model.support_), kept)
             assert model.n_components_ == k
+
+
+@pytest.mark.parametrize("c", [1e-200, 1e200])
+@pytest.mark.parametrize("as_sparse", [False, True])
+def test_lsi_transform_does_not_depend_on_the_data_scale(c, as_sparse):
+    """The cosine is scale-free, and so are LSI's loadings on the unit-norm columns: data
+    near 1e±200, whose squares leave float64, transform as the data at scale 1."""
+    X = _term_matrix(n=200, p=30, seed=4)
+    kw = {"retain": 0.2, "variant": "lsi", "n_resamples": 100, "random_state": 0,
+          "progress": False}
+    with _no_warning_check():
+        base = StableSparsePCA(**kw).fit(X).transform(X)
+        Xc = sp.csr_matrix(X * c) if as_sparse else X * c
+        scaled = StableSparsePCA(**kw).fit(Xc).transform(Xc)
+    np.testing.assert_allclose(scaled, base, rtol=1e-12, atol=1e-12 * np.abs(base).max())

@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from ..backends.samples import is_sparse
+from ..preprocess import row_norms
 from ..stability import SbSResult, sbs, sparse_loadings
 from ..stability.sbs import first_stable
 from ..validation import validate_data_named
@@ -168,9 +169,8 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         if self.variant == "pca":
             self.mean_, self.scale_ = np.asarray(X.mean(axis=0)).ravel(), np.ones(X.shape[1])
         else:
-            squares = X.multiply(X).sum(axis=0) if is_sparse(X) else (X * X).sum(axis=0)
             self.mean_ = np.zeros(X.shape[1])
-            self.scale_ = np.sqrt(np.asarray(squares).ravel())
+            self.scale_ = _column_norms(X)
         self._n_features_out = self.n_components_
         return self
 
@@ -182,6 +182,20 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         W = self.components_.T / self.scale_[:, None]
         # (X − mean) W without densifying a sparse X: the centring is a rank-one correction.
         return np.asarray(X @ W) - self.mean_ @ W
+
+
+def _column_norms(X: object) -> np.ndarray:
+    """Euclidean norm of every column, safe from over- and underflow: each column is divided
+    by a power of two near its largest ``|entry|`` before squaring (LSI's cosine is
+    scale-free, and data at 1e±200 must not get norms of 0 or inf)."""
+    if is_sparse(X):
+        import scipy.sparse
+
+        peak = np.asarray(abs(X).max(axis=0).todense()).ravel()
+        step = np.ldexp(1.0, -np.frexp(np.where(peak > 0, peak, 1.0))[1])
+        Y = scipy.sparse.csc_matrix(X) @ scipy.sparse.diags(step)
+        return np.sqrt(np.asarray(Y.multiply(Y).sum(axis=0)).ravel()) / step
+    return row_norms(np.asarray(X).T)
 
 
 def _fallback(result: SbSResult, X: object) -> tuple[np.ndarray, int, tuple[int, ...], float]:

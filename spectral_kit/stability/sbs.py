@@ -42,7 +42,7 @@ from .bootstrap import (
 from .interlacing import lemma1_stable_ks, proposition1_rules_out
 from .perturbation import check_matrix_and_perturbation, perturbation_matrix
 from .sbs_result import CRITERIA, SbSResult, SbSStep, retained_fraction
-from .screening import screened_path
+from .screening import TIE, least_accurate, screened_path
 
 __all__ = [
     "CRITERIA",
@@ -298,6 +298,8 @@ def _algorithm1(A: np.ndarray, E: np.ndarray, retain: float, criterion: str, tot
     removed: list[int] = []
     steps: list[SbSStep] = []
     n_eig = n_ruled = 0
+    # rows tied up to rounding go by index (screening.least_accurate), as in screened_path
+    tie = TIE * float(np.max(row_norms(E), initial=0.0)) ** 2
     removed_feature: int | None = None
 
     def finish(found: bool, stopped: str, k: int | None = None, frac: float | None = None,
@@ -333,7 +335,7 @@ def _algorithm1(A: np.ndarray, E: np.ndarray, retain: float, criterion: str, tot
         removed_here = 0
         while True:
             E_sub = E[np.ix_(idx, idx)]
-            worst = int(np.argmax(row_norms(E_sub)))
+            worst = least_accurate(row_norms(E_sub) ** 2, tie)
             removed_feature = kept.pop(worst)
             removed.append(removed_feature)
             removed_here += 1

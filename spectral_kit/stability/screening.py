@@ -19,9 +19,11 @@ less, computing an eigenvalue only where they cannot decide:
   when the data have fewer samples than A′ has features -- and only if a gap still exceeds
   the bound is λ₁(E′) computed (Lanczos, warm-started from v).
 
-The path, the stable k and the outcome are those of Algorithm 1 (up to ties between row
-norms, which rounding may order differently); only the bookkeeping of what was computed
-differs.
+The path, the stable k and the outcome are those of Algorithm 1; only the bookkeeping of
+what was computed differs. Row norms within :data:`TIE` of each other (relative to the
+largest of the full E) count as tied, and the tie goes to the lowest feature index, in both:
+otherwise rounding -- the incremental updates here, or the scale of the data -- would decide
+between features whose rows are equal.
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ def screened_path(
     steps: list[SbSStep] = []
     n_eig = n_ruled = 0
     row_sq = np.einsum("ij,ij->i", E, E)
+    tie = TIE * float(row_sq.max(initial=0.0))
     diag = np.diagonal(A).copy()
     trace = float(diag.sum())
 
@@ -175,7 +178,7 @@ def screened_path(
             if not onward or seen_stable:
                 return result
             stopped_at = result
-        worst = int(np.argmax(np.where(kept, row_sq, -np.inf)))
+        worst = least_accurate(np.where(kept, row_sq, -np.inf), tie)
         kept[worst] = False
         removed.append(worst)
         removed_feature = worst
@@ -187,6 +190,24 @@ def screened_path(
         since += 1
         if tick is not None:
             tick()
+
+
+#: Squared row norms of E within this fraction of the largest one (of the full E) are tied.
+TIE = 1e-9
+
+
+def least_accurate(row_sq: np.ndarray, tie: float) -> int:
+    """The position of the largest squared row norm, the lowest one among those within
+    ``tie`` of it (Algorithm 1's "least accurate" feature, ties broken by index).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from spectral_kit.stability.screening import least_accurate
+    >>> least_accurate(np.array([1.0, 3.0, 3.0 + 1e-15, 2.0]), 1e-9)
+    1
+    """
+    return int(np.flatnonzero(row_sq >= row_sq.max() - tie)[0])
 
 
 def _ruled_out_step(A: np.ndarray, E: np.ndarray, idx: np.ndarray, removed_feature: int | None,
