@@ -723,8 +723,7 @@ def _prepare(X: object, statistic: str, *, in_memory: bool = False,
     data = _Data(samples, n, p, cosine, sparse, scale, mean, exponent, rows)
     if sparse:
         arr.data *= np.repeat(scale, np.diff(arr.indptr))
-        if not cosine:
-            data.column_sums = sparse_column_sums(arr)
+        data.column_sums = sparse_column_sums(arr, cosine=cosine)
         if cosine and not all_pairs:
             data.pairs = _co_occurring_pairs(arr)
     return data
@@ -894,11 +893,11 @@ def _pair_terms(data: _Data, mom: _Moments, r: np.ndarray, c: np.ndarray) -> dic
     """What :func:`~spectral_kit.stability.pair_sums.pair_sums` needs of the pairs (r, c)."""
     pairs: dict[str, Any] = {"r": r, "c": c}
     if data.sparse:
+        pairs.update(C_r=data.column_sums[:, r], C_c=data.column_sums[:, c])
         if data.cosine:
             pairs.update(N_r=mom.N[r], N_c=mom.N[c], i_r=mom.i[r], i_c=mom.i[c])
         else:
-            pairs.update(C_r=data.column_sums[:, r], C_c=data.column_sums[:, c],
-                         mu_r=data.mean[r], mu_c=data.mean[c])
+            pairs.update(mu_r=data.mean[r], mu_c=data.mean[c])
         return pairs
     # The dense kernel computes each side's terms once per feature of the block.
     feats = np.union1d(r, c)

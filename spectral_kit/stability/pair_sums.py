@@ -79,11 +79,17 @@ def resample_moments(Xb: Any, Wb: Any, *, cosine: bool, scale: Any, mean: Any) -
     return xp.sum(base, axis=0), Wb @ base
 
 
-def sparse_column_sums(X: Any) -> np.ndarray:
-    """(3, p) sums of ``x^a`` over each column's non-zeros, a = 1, 2, 3: what a pair's
-    samples where only one of its features occurs add to the covariance's jackknife sums."""
+def sparse_column_sums(X: Any, *, cosine: bool) -> np.ndarray:
+    """(3, p) sums over each column's non-zeros of ``Δ(x)^a`` (cosine, with
+    ``Δ(x) = ℓ − i``) or ``x^a`` (covariance), a = 1, 2, 3: what a pair's samples where only
+    one of its features occurs add up to."""
     cols = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))
-    return np.stack([np.bincount(cols, X.data**a, minlength=X.shape[1]) for a in (1, 2, 3)])
+    if cosine:
+        N = np.bincount(cols, X.data * X.data, minlength=X.shape[1])
+        base = _delta(np, X.data.copy(), N[cols])[0]
+    else:
+        base = X.data
+    return np.stack([np.bincount(cols, base**a, minlength=X.shape[1]) for a in (1, 2, 3)])
 
 
 def pair_sums(Xb: Any, Wb: Any, *, pairs: dict, cosine: bool, n: int,
@@ -317,29 +323,44 @@ def _sparse_pair_sums(X: Any, W: Any, pairs: dict, cosine: bool, n: int) -> tupl
     e = S[k] * (dr * lc + i_r[k] * dc) - z * lr * lc
     sums = [co(e**a) for a in (1, 2, 3)]
     # Where only one feature occurs, u = Δ·i of the other side and v = 0 (where neither,
-    # e = 0): summed over those samples themselves. A feature's sums over all its non-zeros
-    # less those over the co-occurrences would leave their rounding, more than the whole
-    # of Σeᵃ for near-duplicate features.
-    for A, B, N, i_own, i_other in ((Xr, Xc, pairs["N_r"], i_r, i_c),
-                                    (Xc, Xr, pairs["N_c"], i_c, i_r)):
-        # a few hundred pairs at a time: the pattern arithmetic copies their entries
-        for lo in range(0, m, BATCH_ROWS):
-            hi = min(m, lo + BATCH_ROWS)
-            alone = _alone(A[:, lo:hi], B[:, lo:hi])
-            j = lo + np.repeat(np.arange(hi - lo), np.diff(alone.indptr))
-            t = S[j] * i_other[j] * _delta(np, alone.data, N[j], i_own[j])[0]
+    # e = 0). A side's sums over all its non-zeros less those over the co-occurrences are
+    # exact but for their rounding, which is more than the whole of Σeᵃ for near-duplicate
+    # features: where the difference keeps fewer than ~10 digits, the side's samples are
+    # summed over themselves instead.
+    for A, C, d, N, i_own, i_other in ((Xr, pairs["C_r"], dr, pairs["N_r"], i_r, i_c),
+                                       (Xc, pairs["C_c"], dc, pairs["N_c"], i_c, i_r)):
+        rest = [C[a - 1] - co(d**a) for a in (1, 2, 3)]
+        direct = np.flatnonzero(rest[1] < ALONE_DIGITS * C[1])
+        if direct.size:
+            values, j = _alone(A[:, direct], Z[:, direct])
+            own = direct[j]
+            t = _delta(np, values, N[own], i_own[own])[0]
             for a in (1, 2, 3):
-                sums[a - 1][lo:hi] += np.bincount(j - lo, t**a, minlength=hi - lo)
+                rest[a - 1][direct] = np.bincount(j, t**a, minlength=direct.size)
+        for a in (1, 2, 3):
+            sums[a - 1] += (S * i_other) ** a * rest[a - 1]
     return S, Sb, tuple(sums)
 
 
-def _alone(A: Any, B: Any) -> Any:
-    """A's entries (CSC, no stored zeros) where B has none."""
-    pattern = B.copy()
-    pattern.data = np.ones_like(pattern.data)
-    out = (A - A.multiply(pattern)).tocsc()
-    out.eliminate_zeros()
-    return out
+#: A side's share of its squared Δ outside the co-occurrences below which it is summed
+#: directly rather than as a difference of two sums (about 10 of 16 digits kept).
+ALONE_DIGITS = 1e-6
+
+
+def _alone(A: Any, Z: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The entries of A (CSC, one column per pair) where the pair's other feature does not
+    occur -- those of A's pattern outside the co-occurrences Z -- and their columns."""
+    A = A.tocsc()
+    A.sort_indices()
+    Z = Z.tocsc()
+    Z.sort_indices()
+    n = A.shape[0]
+    cols_a = np.repeat(np.arange(A.shape[1], dtype=np.int64), np.diff(A.indptr))
+    keys = cols_a * n + A.indices  # sorted: columns in order, rows sorted within each
+    cols_z = np.repeat(np.arange(Z.shape[1], dtype=np.int64), np.diff(Z.indptr))
+    keep = np.ones(keys.size, dtype=bool)
+    keep[np.searchsorted(keys, cols_z * n + Z.indices)] = False
+    return A.data[keep], cols_a[keep]
 
 
 def _at_pattern(A: Any, B: Any, Z: Any) -> np.ndarray:
