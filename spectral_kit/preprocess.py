@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .backends.samples import is_sparse
 from .validation import check_array, max_abs, unscale
 
 __all__ = ["preprocess_rows", "row_norms", "row_variances", "scaled_row_variances"]
@@ -23,8 +24,9 @@ def row_norms(M: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    M : array-like of shape (n_rows, n_columns)
-        Finite values; zero columns are allowed (every norm is then 0).
+    M : array-like or SciPy sparse matrix of shape (n_rows, n_columns)
+        Finite values; zero columns are allowed (every norm is then 0). A sparse M is
+        never densified.
 
     Returns
     -------
@@ -40,6 +42,8 @@ def row_norms(M: np.ndarray) -> np.ndarray:
     >>> row_norms(np.array([[3.0, 4.0], [3e200, 4e200], [3e-200, 4e-200]]))
     array([5.e+000, 5.e+200, 5.e-200])
     """
+    if is_sparse(M):
+        return _sparse_row_norms(M)
     M = check_array(M, "M", min_cols=0)
     scale = max_abs(M, axis=1) if M.shape[1] else np.zeros(M.shape[0])
     safe = np.where(scale > 0, scale, 1.0)
@@ -48,6 +52,18 @@ def row_norms(M: np.ndarray) -> np.ndarray:
             return np.sqrt(np.einsum("ij,ij->i", M, M))
         R = M / safe[:, None]
         return safe * np.sqrt(np.einsum("ij,ij->i", R, R))
+
+
+def _sparse_row_norms(M: object) -> np.ndarray:
+    """:func:`row_norms` of a SciPy sparse M, from its stored entries."""
+    M = M.tocsr(copy=True)
+    M.sum_duplicates()
+    rows = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr))
+    scale = np.zeros(M.shape[0])
+    np.maximum.at(scale, rows, np.abs(M.data))
+    safe = np.where(scale > 0, scale, 1.0)
+    R = M.data / safe[rows]
+    return safe * np.sqrt(np.bincount(rows, R * R, minlength=M.shape[0]))
 
 
 def scaled_row_variances(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

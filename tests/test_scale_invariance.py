@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -55,6 +56,8 @@ def _alpha(result):
 CASES = {
     "preprocess_rows": (lambda s: preprocess_rows(data()[0] * s), 0, 1e-12),
     "row_norms": (lambda s: row_norms(data()[0] * s), 1, 1e-12),
+    "row_norms of a sparse M": (
+        lambda s: row_norms(scipy.sparse.csr_matrix(data()[0] * s)), 1, 1e-12),
     "q_alpha": (lambda s: _alpha(sk.q_alpha(data()[0] * s, 2, random_state=0)), 0, 1e-6),
     "q_alpha preprocess=False": (
         lambda s: _alpha(sk.q_alpha(data()[0] * s, 2, preprocess=False, random_state=0)),

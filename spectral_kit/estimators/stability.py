@@ -8,7 +8,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..backends.samples import is_sparse
 from ..preprocess import row_norms
 from ..stability import SbSResult, sbs, sparse_loadings
 from ..stability.sbs import first_stable
@@ -170,7 +169,8 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             self.mean_, self.scale_ = np.asarray(X.mean(axis=0)).ravel(), np.ones(X.shape[1])
         else:
             self.mean_ = np.zeros(X.shape[1])
-            self.scale_ = _column_norms(X)
+            # safe from over- and underflow: data near 1e±200 get true norms, not 0 or inf
+            self.scale_ = row_norms(X.T)
         self._n_features_out = self.n_components_
         return self
 
@@ -182,20 +182,6 @@ class StableSparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         W = self.components_.T / self.scale_[:, None]
         # (X − mean) W without densifying a sparse X: the centring is a rank-one correction.
         return np.asarray(X @ W) - self.mean_ @ W
-
-
-def _column_norms(X: object) -> np.ndarray:
-    """Euclidean norm of every column, safe from over- and underflow: each column is divided
-    by a power of two near its largest ``|entry|`` before squaring (LSI's cosine is
-    scale-free, and data at 1e±200 must not get norms of 0 or inf)."""
-    if is_sparse(X):
-        import scipy.sparse
-
-        peak = np.asarray(abs(X).max(axis=0).todense()).ravel()
-        step = np.ldexp(1.0, -np.frexp(np.where(peak > 0, peak, 1.0))[1])
-        Y = scipy.sparse.csc_matrix(X) @ scipy.sparse.diags(step)
-        return np.sqrt(np.asarray(Y.multiply(Y).sum(axis=0)).ravel()) / step
-    return row_norms(np.asarray(X).T)
 
 
 def _fallback(result: SbSResult, X: object) -> tuple[np.ndarray, int, tuple[int, ...], float]:
